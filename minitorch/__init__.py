@@ -1,0 +1,33 @@
+"""minitorch: a teaching deep-learning framework with PyTorch's names and semantics.
+
+``import minitorch as torch`` runs code written for the covered subset of PyTorch.
+"""
+
+from __future__ import annotations
+
+from . import autograd, backends, cuda, random
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .creation import (
+    arange, as_tensor, cat, concat, empty, empty_like, eye, from_numpy, full, full_like, is_tensor, linspace,
+    numel, ones, ones_like, rand, rand_like, randint, randn, randn_like, stack, tensor, zeros, zeros_like,
+)
+from .device import device
+from .dtypes import (
+    bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
+)
+from .functional_api import (
+    abs, all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, exp, flatten, isclose, log, max, maximum,
+    mean, min, minimum, mm, permute, pow, relu, reshape, sigmoid, sqrt, squeeze, std, sum, tanh, transpose,
+    unsqueeze, var,
+)
+from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .size import Size
+from .tensor import Tensor, matmul, where
+
+half = float16
+float = float32  # noqa: A001 - PyTorch's public names
+double = float64
+long = int64
+int = int32  # noqa: A001
+
+__version__ = "0.1.0"

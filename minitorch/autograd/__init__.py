@@ -1,0 +1,47 @@
+"""Autograd: the graph of Functions, backpropagation and grad modes."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+from .function import Context, Function
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+
+def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", Sequence["Tensor"]],  # noqa: F821
+         grad_outputs: Optional[Sequence["Tensor"]] = None, retain_graph: Optional[bool] = None,  # noqa: F821
+         create_graph: bool = False, allow_unused: bool = False) -> tuple:
+    """Gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated in ``.grad``."""
+    from ..tensor import Tensor
+    from . import engine
+
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    seeds = []
+    for out, g in zip(outs, grad_outputs):
+        if not out.requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            from ..creation import ones_like
+
+            g = ones_like(out)
+        seeds.append(g)
+    retain = create_graph if retain_graph is None else retain_graph
+    results = engine.run_backward(outs, seeds, retain, create_graph, capture=ins)
+    assert results is not None
+    for position, value in enumerate(results):
+        if value is None and not allow_unused:
+            raise RuntimeError(
+                f"One of the differentiated Tensors (input {position}) appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+    return tuple(results)
+
+
+__all__ = ["Context", "Function", "enable_grad", "grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]

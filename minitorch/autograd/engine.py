@@ -1,0 +1,126 @@
+"""Backpropagation over the graph of :class:`~minitorch.autograd.function.Node` objects.
+
+1. Order the nodes so each comes after every node that sends it a gradient
+   (a depth-first topological sort from the outputs).
+2. Walk that order once: pop the gradient summed so far for a node, run its hooks, call
+   its backward, sum each input's gradient back to the input's shape (undoing
+   broadcasting), and add it to what that input's node has collected.
+3. Leaves (:class:`AccumulateGrad`) add their gradient into ``tensor.grad``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from .function import AccumulateGrad, Node
+from .grad_mode import set_grad_enabled
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+def topological_order(roots: Sequence[Node]) -> list[Node]:
+    """Nodes reachable from ``roots``, each before all the nodes it sends gradients to."""
+    order: list[Node] = []
+    visited: set[int] = set()
+    for root in roots:
+        if id(root) in visited:
+            continue
+        visited.add(id(root))
+        # iterative post-order DFS: deep graphs (long RNN-like chains) must not hit the recursion limit
+        stack: list[tuple[Node, int]] = [(root, 0)]
+        while stack:
+            node, child = stack.pop()
+            if child < len(node.next_functions):
+                stack.append((node, child + 1))
+                next_node = node.next_functions[child][0]
+                if next_node is not None and id(next_node) not in visited:
+                    visited.add(id(next_node))
+                    stack.append((next_node, 0))
+            else:
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def sum_to_shape(grad: "Tensor", shape: tuple[int, ...]) -> "Tensor":
+    """Sum a broadcast gradient back to ``shape`` (the input's shape before broadcasting)."""
+    if grad.shape == shape:
+        return grad
+    extra = grad.dim() - len(shape)
+    dims = tuple(range(extra)) + tuple(
+        extra + d for d, size in enumerate(shape) if size == 1 and grad.shape[extra + d] != 1
+    )
+    return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
+
+
+def _run_tensor_hooks(node: Node, grad: "Tensor") -> "Tensor":
+    for hook in list(node.tensor_pre_hooks.values()):
+        result = hook(grad)
+        if result is not None:
+            grad = result
+    if node.retains_grad_hook is not None:
+        node.retains_grad_hook(grad)
+    return grad
+
+
+def run_backward(
+    outputs: Sequence["Tensor"],
+    grad_outputs: Sequence["Tensor"],
+    retain_graph: bool,
+    create_graph: bool,
+    capture: Optional[Sequence["Tensor"]] = None,
+) -> Optional[list[Optional["Tensor"]]]:
+    """Backpropagate ``grad_outputs`` from ``outputs``.
+
+    Without ``capture`` the gradients accumulate into the leaves' ``.grad``. With it (the
+    path of :func:`minitorch.autograd.grad`) no ``.grad`` is touched and the gradients
+    reaching the captured tensors are returned instead.
+    """
+    roots = [t._grad_node() for t in outputs]
+    captured: dict[int, int] = {}
+    results: list[Optional["Tensor"]] = []
+    if capture is not None:
+        for slot, tensor in enumerate(capture):
+            if not tensor.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            captured[id(tensor._grad_node())] = slot
+        results = [None] * len(capture)
+
+    pending: dict[int, "Tensor"] = {}
+    for node, grad in zip(roots, grad_outputs):
+        pending[id(node)] = pending[id(node)] + grad if id(node) in pending else grad
+
+    with set_grad_enabled(create_graph):
+        for node in topological_order(roots):
+            grad = pending.pop(id(node), None)
+            if grad is None:
+                continue
+            grad = _run_tensor_hooks(node, grad)
+            if id(node) in captured:
+                slot = captured[id(node)]
+                results[slot] = grad if results[slot] is None else results[slot] + grad
+            if isinstance(node, AccumulateGrad):
+                if capture is None:
+                    node.accumulate(grad)
+                continue
+            grad_outputs_tuple = (grad,)
+            for hook in list(node.pre_hooks.values()):
+                replaced = hook(grad_outputs_tuple)
+                if replaced is not None:
+                    grad_outputs_tuple = tuple(replaced)
+            input_grads = node.apply(grad_outputs_tuple[0])
+            for hook in list(node.post_hooks.values()):
+                replaced = hook(input_grads, grad_outputs_tuple)
+                if replaced is not None:
+                    input_grads = tuple(replaced)
+            if not retain_graph:
+                node.release()
+            for (next_node, _), shape, input_grad in zip(node.next_functions, node.input_shapes, input_grads):
+                if next_node is None or input_grad is None:
+                    continue
+                assert shape is not None
+                input_grad = sum_to_shape(input_grad, shape)
+                key = id(next_node)
+                pending[key] = pending[key] + input_grad if key in pending else input_grad
+    return results if capture is not None else None

@@ -1,0 +1,186 @@
+r"""Autograd functions: an op's forward and backward side by side, and the graph they build.
+
+Every differentiable tensor operation is a :class:`Function` subclass::
+
+    class Mul(Function):
+        @staticmethod
+        def forward(ctx, a, b):            # computes on tensors, graph recording off
+            ctx.save_for_backward(a, b)
+            return raw.zip("mul", a, b)
+
+        @staticmethod
+        def backward(ctx, grad):           # chain rule: d(ab)/da = b, d(ab)/db = a
+            a, b = ctx.saved_tensors
+            return grad * b, grad * a
+
+``Mul.apply(a, b)`` runs ``forward`` and, when an input requires grad, gives the result a
+``grad_fn``: a :class:`Node` that remembers the ``ctx`` and the nodes of the inputs. The
+nodes form the graph that :mod:`minitorch.autograd.engine` walks backward.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from .grad_mode import is_grad_enabled, no_grad
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+FREED_GRAPH_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class Context:
+    """What ``forward`` leaves for ``backward``: saved tensors and any other attributes."""
+
+    def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
+        self.needs_input_grad = needs_input_grad
+        self._saved: tuple[Any, ...] = ()
+        self._saved_versions: tuple[Optional[int], ...] = ()
+        self._freed = False
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep tensors (or None) for backward; later in-place changes to them are detected."""
+        self._saved = values
+        self._saved_versions = tuple(getattr(v, "_version", None) for v in values)
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        if self._freed:
+            raise RuntimeError(FREED_GRAPH_MESSAGE)
+        for value, version in zip(self._saved, self._saved_versions):
+            if version is not None and value._version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: [{value.type_name()} {list(value.shape)}] is at version "
+                    f"{value._version}; expected version {version} instead."
+                )
+        return self._saved
+
+    # the name the course's scalar Context uses
+    saved_values = saved_tensors
+
+    def release(self) -> None:
+        """Drop the saved tensors (after a backward without ``retain_graph``)."""
+        if self._saved:
+            self._saved = ()
+            self._freed = True
+
+
+class Node:
+    """A ``grad_fn``: how to send the gradient of one output back to the op's inputs.
+
+    ``next_functions`` holds, per forward argument, ``(node, 0)`` of the input that needs a
+    gradient (its own ``grad_fn``, or an :class:`AccumulateGrad` for a leaf) or
+    ``(None, 0)``. ``input_shapes`` lets the engine sum broadcast gradients back.
+    """
+
+    def __init__(self, function: type["Function"] | None, ctx: Context | None,
+                 next_functions: tuple[tuple[Optional["Node"], int], ...], input_shapes: tuple[Optional[tuple[int, ...]], ...]) -> None:
+        self.function = function
+        self.ctx = ctx
+        self.next_functions = next_functions
+        self.input_shapes = input_shapes
+        # hooks on the gradient arriving at this node: tensor hooks, then retain_grad
+        self.tensor_pre_hooks: "OrderedDict[int, Callable[[Tensor], Optional[Tensor]]]" = OrderedDict()
+        self.retains_grad_hook: Optional[Callable[["Tensor"], None]] = None
+        # hooks on the whole node, as PyTorch's Node.register_hook/register_prehook
+        self.pre_hooks: "OrderedDict[int, Callable]" = OrderedDict()
+        self.post_hooks: "OrderedDict[int, Callable]" = OrderedDict()
+
+    def name(self) -> str:
+        assert self.function is not None
+        return f"{self.function.__name__}Backward0"
+
+    def __repr__(self) -> str:
+        return f"<{self.name()}>"
+
+    def register_hook(self, hook: Callable) -> Any:
+        """``hook(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
+        from ..utils.hooks import RemovableHandle
+
+        handle = RemovableHandle(self.post_hooks)
+        self.post_hooks[handle.id] = hook
+        return handle
+
+    def register_prehook(self, hook: Callable) -> Any:
+        """``hook(grad_outputs)`` before this node runs; may return new grad_outputs."""
+        from ..utils.hooks import RemovableHandle
+
+        handle = RemovableHandle(self.pre_hooks)
+        self.pre_hooks[handle.id] = hook
+        return handle
+
+    def apply(self, grad: "Tensor") -> tuple[Optional["Tensor"], ...]:
+        """Gradients for each forward argument (None where not needed)."""
+        assert self.function is not None and self.ctx is not None
+        grads = self.function.backward(self.ctx, grad)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self.next_functions):
+            raise RuntimeError(
+                f"function {self.function.__name__}.backward returned {len(grads)} gradients, "
+                f"expected {len(self.next_functions)} (one per forward argument)"
+            )
+        return grads
+
+    def release(self) -> None:
+        if self.ctx is not None:
+            self.ctx.release()
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds the arriving gradient into ``variable.grad``."""
+
+    def __init__(self, variable: "Tensor") -> None:
+        super().__init__(None, None, (), ())
+        self.variable = variable
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    def accumulate(self, grad: "Tensor") -> None:
+        variable = self.variable
+        if variable.grad is None:
+            # with create_graph the gradient keeps its graph; otherwise a fresh contiguous
+            # tensor the user owns, never a (possibly broadcast) view of something else
+            variable.grad = grad if is_grad_enabled() else grad.detach().clone()
+        elif is_grad_enabled():
+            variable.grad = variable.grad + grad
+        else:
+            with no_grad():
+                variable.grad.add_(grad)
+
+
+class Function:
+    """Base of every differentiable op; subclasses define ``forward`` and ``backward``."""
+
+    @staticmethod
+    def forward(ctx: Context, *args: Any, **kwargs: Any) -> "Tensor":
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> "Tensor":
+        """Run ``forward`` and, if any tensor argument requires grad, record a :class:`Node`."""
+        from ..tensor import Tensor
+
+        needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        record = is_grad_enabled() and any(needs_input_grad)
+        ctx = Context(needs_input_grad)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        if record:
+            next_functions = tuple((a._grad_node() if needed else None, 0) for a, needed in zip(args, needs_input_grad))
+            shapes = tuple(a.shape if isinstance(a, Tensor) else None for a in args)
+            out._set_grad_fn(Node(cls, ctx, next_functions, shapes))
+        return out

@@ -1,0 +1,68 @@
+"""The one interface every backend implements.
+
+A backend computes on :class:`~minitorch.tensor_data.TensorData` and knows nothing of
+autograd. Callers allocate ``out`` (its shape and dtype are already decided) and pass
+operands whose dtype already is the computation dtype; the backend only fills ``out``.
+Any operand may be a non-contiguous view; ``out`` may be a view too (in-place ops).
+
+Op names are shared by all backends (the sets below); each backend maps them to its own
+scalar code: Python functions in ``simple``, inlined Numba code in ``cpu``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from ..tensor_data import Shape, TensorData
+from .. import dtypes
+
+#: elementwise ops of one operand: ``out[i] = f(a[i])``
+UNARY_OPS = ("copy", "neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "sign", "logical_not")
+#: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
+#: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the unselected side stay out).
+BINARY_OPS = (
+    "add", "sub", "mul", "div", "pow", "maximum", "minimum",
+    "lt", "le", "gt", "ge", "eq", "ne", "masked",
+)
+#: reductions along one dimension
+REDUCE_OPS = ("sum", "prod", "max", "min")
+#: reductions that return the int64 position of the extreme value (first one on ties)
+ARG_REDUCE_OPS = ("argmax", "argmin")
+
+
+class Backend(Protocol):
+    """What a device needs to run every tensor operation."""
+
+    name: str
+
+    def empty(self, size: int, dtype: dtypes.dtype) -> np.ndarray:
+        """Fresh, uninitialised 1-D storage of ``size`` elements."""
+
+    def map(self, op: str, a: TensorData, out: TensorData) -> None:
+        """``out[i] = op(a[i])``; ``a`` broadcasts to ``out.shape``."""
+
+    def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
+        """``out[i] = op(a[i], b[i])``; ``a`` and ``b`` broadcast to ``out.shape``."""
+
+    def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
+        """Reduce ``a`` along ``dim`` into ``out`` (``a.shape`` with ``shape[dim] = 1``)."""
+
+    def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
+        """Like :meth:`reduce`, writing int64 positions along ``dim`` of the extreme values."""
+
+    def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
+        """Batched matrix product.
+
+        ``a`` is ``(*batch_a, n, k)``, ``b`` is ``(*batch_b, k, m)`` and ``out`` is
+        ``(*batch, n, m)``, all three of the same rank; the batch dimensions of ``a`` and
+        ``b`` broadcast to ``batch``.
+        """
+
+
+def check_reduce_shapes(a: TensorData, dim: int, out: TensorData) -> None:
+    """Raise if ``out`` is not ``a``'s shape with ``dim`` reduced to 1 (a caller bug)."""
+    expected: Shape = a.shape[:dim] + (1,) + a.shape[dim + 1 :]
+    if out.shape != expected:
+        raise ValueError(f"reduce of shape {a.shape} along {dim} needs out shape {expected}, got {out.shape}")

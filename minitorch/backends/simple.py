@@ -1,0 +1,154 @@
+"""The simple backend: plain Python loops over every element.
+
+Slow on purpose and easy to check by eye; the course builds it first and the tests use it
+as the reference the fast backends must agree with. Every op is one loop over the output:
+turn the ordinal into an index, broadcast it into each input, read, compute, write.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .. import dtypes, operators
+from ..tensor_data import TensorData, broadcast_index, index_to_position, to_index
+from .base import check_reduce_shapes
+
+UNARY: dict[str, Callable[[float], float]] = {
+    "copy": operators.identity,
+    "neg": operators.neg,
+    "exp": operators.exp,
+    "log": operators.log,
+    "sqrt": operators.sqrt,
+    "abs": operators.absolute,
+    "sigmoid": operators.sigmoid,
+    "tanh": operators.tanh,
+    "relu": operators.relu,
+    "sign": operators.sign,
+    "logical_not": lambda x: not x,
+}
+BINARY: dict[str, Callable[[float, float], float]] = {
+    "add": operators.add,
+    "sub": operators.sub,
+    "mul": operators.mul,
+    "div": operators.div,
+    "pow": operators.power,
+    "maximum": operators.maximum,
+    "minimum": operators.minimum,
+    "lt": operators.lt,
+    "le": operators.le,
+    "gt": operators.gt,
+    "ge": operators.ge,
+    "eq": operators.eq,
+    "ne": operators.ne,
+    "masked": lambda x, keep: x if keep else 0,
+}
+REDUCE: dict[str, Callable[[float, float], float]] = {
+    "sum": operators.add,
+    "prod": operators.mul,
+    "max": operators.maximum,
+    "min": operators.minimum,
+}
+ARG_REDUCE: dict[str, Callable[[float, float], bool]] = {
+    # "is the new value strictly better than the best so far?" (NaN wins, as in PyTorch)
+    "argmax": lambda new, best: new > best or (new != new and best == best),
+    "argmin": lambda new, best: new < best or (new != new and best == best),
+}
+
+
+def _python_value(value: object) -> object:
+    """NumPy scalars as Python numbers, so the math in ``operators`` sees plain floats and ints."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+class SimpleBackend:
+    """Pure-Python implementation of :class:`~minitorch.backends.base.Backend`."""
+
+    name = "simple"
+
+    def empty(self, size: int, dtype: dtypes.dtype) -> np.ndarray:
+        return np.empty(size, dtype=dtype.numpy)
+
+    def map(self, op: str, a: TensorData, out: TensorData) -> None:
+        fn = UNARY[op]
+        out_index = np.zeros(out.dims, np.int64)
+        a_index = np.zeros(a.dims, np.int64)
+        a_buf, out_buf = a.buffer, out.buffer
+        for ordinal in range(out.size):
+            to_index(ordinal, out.shape, out_index)
+            broadcast_index(out_index, out.shape, a.shape, a_index)
+            value = fn(_python_value(a_buf[index_to_position(a_index, a.strides)]))
+            out_buf[index_to_position(out_index, out.strides)] = value
+
+    def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
+        fn = BINARY[op]
+        out_index = np.zeros(out.dims, np.int64)
+        a_index = np.zeros(a.dims, np.int64)
+        b_index = np.zeros(b.dims, np.int64)
+        a_buf, b_buf, out_buf = a.buffer, b.buffer, out.buffer
+        for ordinal in range(out.size):
+            to_index(ordinal, out.shape, out_index)
+            broadcast_index(out_index, out.shape, a.shape, a_index)
+            broadcast_index(out_index, out.shape, b.shape, b_index)
+            x = _python_value(a_buf[index_to_position(a_index, a.strides)])
+            y = _python_value(b_buf[index_to_position(b_index, b.strides)])
+            out_buf[index_to_position(out_index, out.strides)] = fn(x, y)
+
+    def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
+        check_reduce_shapes(a, dim, out)
+        fn = REDUCE[op]
+        out_index = np.zeros(out.dims, np.int64)
+        a_buf, out_buf = a.buffer, out.buffer
+        for ordinal in range(out.size):
+            to_index(ordinal, out.shape, out_index)
+            a_index = out_index.copy()
+            acc = None
+            for j in range(a.shape[dim]):
+                a_index[dim] = j
+                value = _python_value(a_buf[index_to_position(a_index, a.strides)])
+                acc = value if acc is None else fn(acc, value)
+            if acc is None:  # an empty dimension: only sum and prod have an identity
+                acc = 0 if op == "sum" else 1
+            out_buf[index_to_position(out_index, out.strides)] = acc
+
+    def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
+        check_reduce_shapes(a, dim, out)
+        better = ARG_REDUCE[op]
+        out_index = np.zeros(out.dims, np.int64)
+        a_buf, out_buf = a.buffer, out.buffer
+        for ordinal in range(out.size):
+            to_index(ordinal, out.shape, out_index)
+            a_index = out_index.copy()
+            best_pos, best = 0, None
+            for j in range(a.shape[dim]):
+                a_index[dim] = j
+                value = _python_value(a_buf[index_to_position(a_index, a.strides)])
+                if best is None or better(value, best):
+                    best_pos, best = j, value
+            out_buf[index_to_position(out_index, out.strides)] = best_pos
+
+    def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
+        n, k = a.shape[-2], a.shape[-1]
+        m = b.shape[-1]
+        batch_shape = out.shape[:-2]
+        batch_index = np.zeros(len(batch_shape), np.int64)
+        a_batch = np.zeros(len(batch_shape), np.int64)
+        b_batch = np.zeros(len(batch_shape), np.int64)
+        a_buf, b_buf, out_buf = a.buffer, b.buffer, out.buffer
+        batches = int(np.prod(batch_shape, dtype=np.int64))
+        for batch in range(batches):
+            to_index(batch, batch_shape, batch_index)
+            broadcast_index(batch_index, batch_shape, a.shape[:-2], a_batch)
+            broadcast_index(batch_index, batch_shape, b.shape[:-2], b_batch)
+            a_base = index_to_position(a_batch, a.strides[:-2])
+            b_base = index_to_position(b_batch, b.strides[:-2])
+            out_base = index_to_position(batch_index, out.strides[:-2])
+            for i in range(n):
+                for j in range(m):
+                    acc = 0
+                    for p in range(k):
+                        x = a_buf[a_base + i * a.strides[-2] + p * a.strides[-1]]
+                        y = b_buf[b_base + p * b.strides[-2] + j * b.strides[-1]]
+                        acc += _python_value(x) * _python_value(y)
+                    out_buf[out_base + i * out.strides[-2] + j * out.strides[-1]] = acc

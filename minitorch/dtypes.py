@@ -1,0 +1,142 @@
+"""Data types with PyTorch's names, and PyTorch's rules for promoting mixed operands.
+
+Each :class:`dtype` wraps the NumPy dtype its storage uses. Promotion follows PyTorch:
+the result *category* (bool < integer < floating) is decided by every operand, but within
+a category a dimensioned tensor outranks a 0-d tensor, which outranks a Python number.
+So ``int_tensor * 2.5`` is float32 (the default float), while ``half_tensor * 2.5`` stays
+float16.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+
+class dtype:  # noqa: N801 - PyTorch's spelling
+    """A tensor element type, e.g. ``minitorch.float32``."""
+
+    def __init__(self, name: str, numpy_dtype: type, category: int, itemsize: int) -> None:
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.category = category
+        self.itemsize = itemsize
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == FLOATING
+
+    @property
+    def is_signed(self) -> bool:
+        return self.name not in ("bool", "uint8")
+
+    def __repr__(self) -> str:
+        return f"minitorch.{self.name}"
+
+
+BOOLEAN, INTEGRAL, FLOATING = 0, 1, 2
+
+bool_ = dtype("bool", np.bool_, BOOLEAN, 1)
+uint8 = dtype("uint8", np.uint8, INTEGRAL, 1)
+int32 = dtype("int32", np.int32, INTEGRAL, 4)
+int64 = dtype("int64", np.int64, INTEGRAL, 8)
+float16 = dtype("float16", np.float16, FLOATING, 2)
+float32 = dtype("float32", np.float32, FLOATING, 4)
+float64 = dtype("float64", np.float64, FLOATING, 8)
+
+ALL_DTYPES = (bool_, uint8, int32, int64, float16, float32, float64)
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64, "int": int32})
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating-point tensors created from Python floats (float32 unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Change the default floating dtype (float32 or float64)."""
+    global _default_float
+    if d not in (float32, float64):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float = d
+
+
+def from_numpy_dtype(numpy_dtype: Any) -> dtype:
+    """The minitorch dtype of a NumPy dtype, or TypeError naming it."""
+    key = np.dtype(numpy_dtype)
+    if key not in _BY_NUMPY:
+        supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
+        raise TypeError(f"can't convert NumPy dtype {key}; the supported types are: {supported}")
+    return _BY_NUMPY[key]
+
+
+def as_dtype(value: Any) -> dtype:
+    """Accept a minitorch dtype, a NumPy dtype, a Python type or a name like ``'float64'``."""
+    if isinstance(value, dtype):
+        return value
+    if value is bool:
+        return bool_
+    if value is int:
+        return int64
+    if value is float:
+        return get_default_dtype()
+    if isinstance(value, str) and value.removeprefix("minitorch.").removeprefix("torch.") in _BY_NAME:
+        return _BY_NAME[value.removeprefix("minitorch.").removeprefix("torch.")]
+    try:
+        return from_numpy_dtype(value)
+    except TypeError:
+        raise TypeError(f"{value!r} is not a dtype") from None
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == FLOATING:
+        return a if a.itemsize >= b.itemsize else b
+    # integers: uint8 with a signed type needs the next larger signed type
+    if a is uint8 or b is uint8:
+        other = b if a is uint8 else a
+        return int32 if other.itemsize <= 2 else other
+    return a if a.itemsize >= b.itemsize else b
+
+
+def scalar_dtype(value: Any) -> dtype:
+    """The dtype a Python number would get on its own."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    if isinstance(value, (float, np.floating)):
+        return get_default_dtype()
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
+def result_type(dimensioned: Iterable[dtype], zero_dim: Iterable[dtype], scalars: Iterable[Any]) -> dtype:
+    """PyTorch's promotion over three priority tiers of operands.
+
+    A lower tier only matters when it has a higher category than every tier above it; then
+    it contributes its category's default (numbers) or its own dtype (0-d tensors).
+    """
+    state: dtype | None = None
+    for d in dimensioned:
+        state = d if state is None else promote_types(state, d)
+    zero_state: dtype | None = None
+    for d in zero_dim:
+        zero_state = d if zero_state is None else promote_types(zero_state, d)
+    if zero_state is not None and (state is None or zero_state.category > state.category):
+        state = zero_state if state is None else promote_types(state, zero_state)
+    for value in scalars:
+        d = scalar_dtype(value)
+        if state is None or d.category > state.category:
+            state = d if state is None else promote_types(state, d)
+    if state is None:
+        raise ValueError("result_type needs at least one operand")
+    return state

@@ -1,0 +1,156 @@
+"""Top-level math functions (``minitorch.exp(x)`` and friends): each calls the tensor method."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .tensor import Tensor, matmul, where
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's public name
+    return input.abs()
+
+
+def exp(input: Tensor) -> Tensor:
+    return input.exp()
+
+
+def log(input: Tensor) -> Tensor:
+    return input.log()
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return input.sqrt()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def relu(input: Tensor) -> Tensor:
+    return input.relu()
+
+
+def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001
+    return input**exponent
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return input.maximum(other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return input.minimum(other)
+
+
+def clamp(input: Tensor, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:  # noqa: A002
+    return input.clamp(min, max)
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+    return input.sum(dim, keepdim, dtype=dtype)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    return input.mean(dim, keepdim, dtype=dtype)
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *, correction: Optional[int] = None) -> Tensor:
+    return input.var(dim, unbiased, keepdim, correction=correction)
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *, correction: Optional[int] = None) -> Tensor:
+    return input.std(dim, unbiased, keepdim, correction=correction)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return input.max(dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return input.min(dim, keepdim)
+
+
+def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    return input.argmax(dim, keepdim)
+
+
+def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    return input.argmin(dim, keepdim)
+
+
+def all(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return input.all(dim, keepdim)
+
+
+def any(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return input.any(dim, keepdim)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+    return input.allclose(other, rtol, atol, equal_nan)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> Tensor:
+    from .creation import tensor
+
+    return tensor(np.isclose(input.detach()._host_numpy(), other.detach()._host_numpy(), rtol, atol, equal_nan), device=input.device)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    return input.equal(other)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return input.flatten(start_dim, end_dim)
+
+
+def reshape(input: Tensor, shape: Any) -> Tensor:
+    return input.reshape(shape)
+
+
+def permute(input: Tensor, dims: Any) -> Tensor:
+    return input.permute(dims)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    return input.transpose(dim0, dim1)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    return input.unsqueeze(dim)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    return input.squeeze(dim)
+
+
+def clone(input: Tensor) -> Tensor:
+    return input.clone()
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input.dim() != 2 or mat2.dim() != 2:
+        raise RuntimeError(f"mm expects 2-D tensors, got {input.dim()}-D and {mat2.dim()}-D")
+    return matmul(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input.dim() != 3 or mat2.dim() != 3:
+        raise RuntimeError(f"bmm expects 3-D tensors, got {input.dim()}-D and {mat2.dim()}-D")
+    if input.shape[0] != mat2.shape[0]:
+        raise RuntimeError(f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
+    return matmul(input, mat2)
+
+
+__all__ = [
+    "abs", "all", "allclose", "any", "argmax", "argmin", "bmm", "clamp", "clone", "equal", "exp", "flatten",
+    "isclose", "log", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "permute", "pow", "relu",
+    "reshape", "sigmoid", "sqrt", "squeeze", "std", "sum", "tanh", "transpose", "unsqueeze", "var", "where",
+]

@@ -1,0 +1,313 @@
+r"""Elementwise ops: forward through the backend's ``map``/``zip``, backward as tensor math.
+
+Binary ops receive operands already promoted to one dtype and may broadcast; the engine
+sums each gradient back to its input's shape, so the backward rules here are the plain
+calculus of one element.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..autograd.function import Context, Function
+from ..dispatch import map_op, zip_op
+from ..tensor import Tensor, where
+
+# ---- one operand ----
+
+
+class Neg(Function):
+    r""":math:`f(a) = -a,\quad f'(a) = -1`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        return map_op("neg", a)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        return -grad
+        # END SOLUTION
+
+
+class Exp(Function):
+    r""":math:`f(a) = e^a,\quad f'(a) = e^a` (the saved output)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        out = map_op("exp", a)
+        ctx.save_for_backward(out)
+        return out
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        (out,) = ctx.saved_tensors
+        return grad * out
+        # END SOLUTION
+
+
+class Log(Function):
+    r""":math:`f(a) = \ln a,\quad f'(a) = 1/a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        ctx.save_for_backward(a)
+        return map_op("log", a)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        (a,) = ctx.saved_tensors
+        return grad / a
+        # END SOLUTION
+
+
+class Sqrt(Function):
+    r""":math:`f(a) = \sqrt a,\quad f'(a) = \frac{1}{2\sqrt a}`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("sqrt", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad / (out * 2)
+
+
+class Abs(Function):
+    r""":math:`f(a) = |a|,\quad f'(a) = \operatorname{sign}(a)` (0 at 0, as PyTorch)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("abs", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * map_op("sign", a)
+
+
+class Sigmoid(Function):
+    r""":math:`\sigma(a) = \frac{1}{1+e^{-a}},\quad \sigma'(a) = \sigma(a)(1-\sigma(a))`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        out = map_op("sigmoid", a)
+        ctx.save_for_backward(out)
+        return out
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        (out,) = ctx.saved_tensors
+        return grad * out * (1 - out)
+        # END SOLUTION
+
+
+class Tanh(Function):
+    r""":math:`f(a) = \tanh a,\quad f'(a) = 1 - \tanh^2 a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("tanh", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * (1 - out * out)
+
+
+class ReLU(Function):
+    r""":math:`f(a) = \max(a, 0),\quad f'(a) = \mathbb{1}[a > 0]`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        out = map_op("relu", a)
+        ctx.save_for_backward(out)
+        return out
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        (out,) = ctx.saved_tensors
+        return grad * (out > 0)
+        # END SOLUTION
+
+
+class Cast(Function):
+    """Convert to another dtype; the gradient converts back to the input's dtype."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dtype: dtypes.dtype) -> Tensor:
+        ctx.input_dtype = a.dtype
+        return map_op("copy", a, out_dtype=dtype)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.to(ctx.input_dtype), None
+
+
+class Clone(Function):
+    """A contiguous copy with its own storage; the gradient passes through."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        return map_op("copy", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        return grad
+
+
+# ---- two operands (broadcast) ----
+
+
+class Add(Function):
+    r""":math:`f(a, b) = a + b,\quad \partial_a f = \partial_b f = 1`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        return zip_op("add", a, b)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        # BEGIN SOLUTION
+        return grad, grad
+        # END SOLUTION
+
+
+class Sub(Function):
+    r""":math:`f(a, b) = a - b,\quad \partial_a f = 1,\ \partial_b f = -1`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        return zip_op("sub", a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return grad, -grad
+
+
+class Mul(Function):
+    r""":math:`f(a, b) = ab,\quad \partial_a f = b,\ \partial_b f = a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        # BEGIN SOLUTION
+        # save only what a needed gradient uses, so an in-place change of the other is fine
+        ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
+        return zip_op("mul", a, b)
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        # BEGIN SOLUTION
+        b, a = ctx.saved_tensors
+        return (grad * b if b is not None else None, grad * a if a is not None else None)
+        # END SOLUTION
+
+
+class Div(Function):
+    r""":math:`f(a, b) = a / b,\quad \partial_a f = 1/b,\ \partial_b f = -a/b^2`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        return zip_op("div", a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        grad_a = grad / b if ctx.needs_input_grad[0] else None
+        grad_b = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Pow(Function):
+    r""":math:`f(a, b) = a^b,\quad \partial_a f = b a^{b-1},\ \partial_b f = a^b \ln a`
+
+    As in PyTorch, :math:`\partial_b f` is taken as 0 where :math:`a = 0` and :math:`b \ge 0`.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        out = zip_op("pow", a, b)
+        ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b, out = ctx.saved_tensors
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            # b * a^(b-1), with the exponent 0 giving 0 even at a = 0
+            grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1))
+        if ctx.needs_input_grad[1]:
+            zero_base = (a == 0) & (b >= 0)
+            grad_b = where(zero_base, 0.0, grad * out * a.log())
+        return grad_a, grad_b
+
+
+class Maximum(Function):
+    r""":math:`\max(a, b)`: the gradient goes to the larger input, split evenly on ties."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return zip_op("maximum", a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        share_a = (a > b) + (a == b) * 0.5
+        return grad * share_a, grad * (1 - share_a)
+
+
+class Minimum(Function):
+    r""":math:`\min(a, b)`: the gradient goes to the smaller input, split evenly on ties."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return zip_op("minimum", a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        share_a = (a < b) + (a == b) * 0.5
+        return grad * share_a, grad * (1 - share_a)
+
+
+class Where(Function):
+    r""":math:`\mathrm{cond} ? a : b`; each side's gradient is ``grad`` where it was chosen, else 0."""
+
+    @staticmethod
+    def forward(ctx: Context, condition: Tensor, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(condition)
+        not_condition = map_op("logical_not", condition)
+        return zip_op("add", zip_op("masked", a, condition), zip_op("masked", b, not_condition))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[None, Tensor | None, Tensor | None]:
+        (condition,) = ctx.saved_tensors
+        grad_a = where(condition, grad, 0.0) if ctx.needs_input_grad[1] else None
+        grad_b = where(condition, 0.0, grad) if ctx.needs_input_grad[2] else None
+        return None, grad_a, grad_b

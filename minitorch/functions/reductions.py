@@ -1,0 +1,83 @@
+r"""Reductions along dimensions: forward through the backend's ``reduce``, backward by
+spreading the gradient back over the reduced elements."""
+
+from __future__ import annotations
+
+from ..autograd.function import Context, Function
+from ..dispatch import arg_reduce_op, reduce_op
+from ..tensor import Tensor
+
+
+def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with every dimension in ``dims`` set to 1 (the keepdim shape)."""
+    return tuple(1 if d in dims else size for d, size in enumerate(shape))
+
+
+def _drop_dims(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(size for d, size in enumerate(shape) if d not in dims)
+
+
+def _one_hot_along(indices: Tensor, shape: tuple[int, ...], dim: int, dtype: object) -> Tensor:
+    """1 where the position along ``dim`` equals ``indices`` (keepdim shape), else 0."""
+    from ..creation import arange
+
+    positions = arange(shape[dim], device=indices.device).view([-1 if d == dim else 1 for d in range(len(shape))])
+    return (positions == indices).to(dtype)
+
+
+class Sum(Function):
+    r""":math:`s = \sum_{i \in \mathrm{dims}} a_i`; every summed element gets the gradient of :math:`s`."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        # BEGIN SOLUTION
+        ctx.input_shape = a.shape
+        ctx.dims = dims
+        out = a
+        for d in dims:
+            out = reduce_op("sum", out, d)
+        return out if keepdim else out.view(_drop_dims(a.shape, dims))
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        # BEGIN SOLUTION
+        kept = grad.reshape(_reduced_shape(ctx.input_shape, ctx.dims))
+        return kept.expand(ctx.input_shape), None, None
+        # END SOLUTION
+
+
+class MaxAlongDim(Function):
+    """``max``/``min`` along one dim: values; the gradient goes to the returned index."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dim: int, keepdim: bool, op: str) -> Tensor:
+        indices = arg_reduce_op("arg" + op, a, dim)
+        ctx.save_for_backward(indices)
+        ctx.input_shape, ctx.dim, ctx.keepdim = a.shape, dim, keepdim
+        values = reduce_op(op, a, dim)
+        return values if keepdim else values.view(_drop_dims(a.shape, (dim,)))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (indices,) = ctx.saved_tensors
+        if not ctx.keepdim:
+            grad = grad.unsqueeze(ctx.dim)
+        return grad * _one_hot_along(indices, ctx.input_shape, ctx.dim, grad.dtype), None, None, None
+
+
+class MaxAll(Function):
+    """``max``/``min`` of all elements; the gradient is split evenly between ties (as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, op: str) -> Tensor:
+        out = a.contiguous().view(-1)
+        out = reduce_op(op, out, 0).view(())
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        a, out = ctx.saved_tensors
+        winners = (a == out).to(grad.dtype)
+        return grad * winners / winners.sum(), None

@@ -1,0 +1,171 @@
+r"""Views share storage with their input: only shape, strides and offset change.
+
+Their backward rules move the gradient back through the same rearrangement: a permute's
+gradient is permuted back, an expand's is summed, a slice's is scattered into zeros.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..autograd.engine import sum_to_shape
+from ..autograd.function import Context, Function
+from ..dispatch import empty, map_op
+from ..tensor import Tensor
+from ..tensor_data import TensorData, expand_strides, view_strides
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+class View(Function):
+    """The same elements in a new shape, when the strides allow it without a copy."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = a.shape
+        strides = view_strides(a.shape, a._data.strides, shape)
+        if strides is None:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one dimension "
+                f"spans across two contiguous subspaces). Use .reshape(...) instead. (input shape "
+                f"{_shape_str(a.shape)}, strides {_shape_str(a._data.strides)}, requested shape {_shape_str(shape)})"
+            )
+        return a._view_of(TensorData(a._data.storage, shape, strides, a._data.offset))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        return grad.reshape(ctx.input_shape), None
+
+
+class Permute(Function):
+    """Reorder dimensions: output dimension ``i`` is input dimension ``order[i]``."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, order: tuple[int, ...]) -> Tensor:
+        # BEGIN SOLUTION
+        ctx.order = order
+        return a._view_of(a._data.permute(*order))
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        # BEGIN SOLUTION
+        inverse = [0] * len(ctx.order)
+        for i, o in enumerate(ctx.order):
+            inverse[o] = i
+        return grad.permute(*inverse), None
+        # END SOLUTION
+
+
+class Expand(Function):
+    """Broadcast to a larger shape with stride 0; the gradient sums over the copies."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.input_shape = a.shape
+        strides = expand_strides(a.shape, a._data.strides, shape)
+        return a._view_of(TensorData(a._data.storage, shape, strides, a._data.offset))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        return sum_to_shape(grad, ctx.input_shape), None
+
+
+def basic_index(data: TensorData, key: Any) -> TensorData:
+    """The view selected by ``key`` made of ints, slices, ``None`` and ``Ellipsis``.
+
+    Raises IndexError like PyTorch's for out-of-range ints, too many indices and the index
+    types this step does not support (tensors, lists, booleans).
+    """
+    items = key if isinstance(key, tuple) else (key,)
+    for item in items:
+        if isinstance(item, bool) or not (item is None or item is Ellipsis or isinstance(item, (int, slice)) or hasattr(item, "__index__")):
+            raise IndexError(
+                f"only integers, slices (`:`), ellipsis (`...`) and None are valid indices here, got "
+                f"{type(item).__name__}; use index_select or masking ops for tensor indices"
+            )
+    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    if consumed > data.dims:
+        raise IndexError(f"too many indices for tensor of dimension {data.dims}")
+    ellipses = sum(1 for item in items if item is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    rest = [slice(None)] * (data.dims - consumed)
+    expanded: list[Any] = []
+    for item in items:
+        expanded.extend(rest if item is Ellipsis else [item])
+    if not ellipses:
+        expanded.extend(rest)
+
+    shape: list[int] = []
+    strides: list[int] = []
+    offset = data.offset
+    dim = 0
+    for item in expanded:
+        if item is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        size, stride = data.shape[dim], data.strides[dim]
+        if isinstance(item, slice):
+            start, stop, step = item.indices(size)
+            if item.step is not None and item.step <= 0:
+                raise ValueError("step must be greater than zero")
+            length = max(0, (stop - start + step - 1) // step)
+            shape.append(length)
+            strides.append(stride * step)
+            if length:
+                offset += start * stride
+        else:
+            index = int(item.__index__())
+            if not -size <= index < size:
+                raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+            offset += (index % size) * stride
+        dim += 1
+    return TensorData(data.storage, shape, strides, offset)
+
+
+class Slice(Function):
+    """Basic indexing ``a[key]``; the gradient is scattered into zeros of the input's shape."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, key: Any) -> Tensor:
+        ctx.input_shape, ctx.key = a.shape, key
+        return a._view_of(basic_index(a._data, key))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        full = empty(ctx.input_shape, grad.dtype, grad.device)
+        full._raw_fill(0)
+        target = full._view_of(basic_index(full._data, ctx.key))
+        map_op("copy", grad, out=target)
+        return full, None
+
+
+class Cat(Function):
+    """Join tensors along ``dim``; each input's gradient is its slice of the output's."""
+
+    @staticmethod
+    def forward(ctx: Context, *tensors: Tensor, dim: int) -> Tensor:
+        ctx.dim = dim
+        ctx.sizes = [t.shape[dim] for t in tensors]
+        shape = list(tensors[0].shape)
+        shape[dim] = sum(ctx.sizes)
+        out = empty(shape, tensors[0].dtype, tensors[0].device)
+        start = 0
+        for t in tensors:
+            part = out.narrow(dim, start, t.shape[dim])
+            map_op("copy", t, out=part)
+            start += t.shape[dim]
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, ...]:
+        parts = []
+        start = 0
+        for size in ctx.sizes:
+            parts.append(grad.narrow(ctx.dim, start, size))
+            start += size
+        return tuple(parts)

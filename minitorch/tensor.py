@@ -1,0 +1,1134 @@
+"""``Tensor``: the user-facing n-dimensional array with autograd.
+
+A tensor is a :class:`~minitorch.tensor_data.TensorData` view on a device, plus the
+autograd fields (``requires_grad``, ``grad``, ``grad_fn``). Every operation below is a
+thin method that promotes dtypes, checks arguments and calls one autograd ``Function``
+from :mod:`minitorch.functions`; the math lives there.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from numbers import Number
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
+
+import numpy as np
+
+from . import dtypes
+from .autograd import engine
+from .autograd.function import AccumulateGrad, Node
+from .autograd.grad_mode import is_grad_enabled, no_grad
+from .device import CPU, as_device, device
+from .dispatch import empty, map_op, zip_op
+from .size import Size
+from .tensor_data import TensorData, strides_from_shape
+
+Scalar = Union[int, float, bool]
+Operand = Union["Tensor", int, float, bool]
+ShapeArg = Union[int, Sequence[int]]
+
+#: ``max``/``min`` with ``dim`` return this pair, as ``torch.return_types.max``
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    for s in shape:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"shape entries must be ints, got {type(s).__name__} in {shape}")
+    return tuple(int(s) for s in shape)
+
+
+def _normalize_dim(dim: int, ndim: int) -> int:
+    """``dim`` in ``[-ndim, ndim)`` as a non-negative index (0-d tensors accept 0 and -1)."""
+    bound = max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+    return dim % bound
+
+
+class Tensor:
+    """An n-dimensional array on a device that can record how it was computed."""
+
+    _data: TensorData
+    _device: device
+    _requires_grad: bool
+    grad: Optional["Tensor"]
+    grad_fn: Optional[Node]
+
+    # ---- construction ----
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """``Tensor(data)`` as PyTorch's legacy constructor: a float32 copy of ``data``
+        (or ``Tensor(2, 3)``: uninitialised of that shape)."""
+        from .creation import tensor
+
+        if args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            made = empty(_shape_from_args(args), dtypes.get_default_dtype(), as_device(kwargs.get("device")))
+        else:
+            made = tensor(args[0] if args else [], dtype=dtypes.get_default_dtype(), device=kwargs.get("device"))
+        self._init_fields(made._data, made._device, False)
+
+    def _init_fields(self, data: TensorData, on: device, requires_grad: bool) -> None:
+        self._data = data
+        self._device = on
+        self._requires_grad = requires_grad
+        self.grad = None
+        self.grad_fn = None
+        self._version_counter = [0]
+        self._base: Optional[Tensor] = None
+        self._accumulate_node: Optional[AccumulateGrad] = None
+        self._leaf_hooks: "OrderedDict[int, Callable]" = OrderedDict()
+
+    @classmethod
+    def _make(cls, data: TensorData, on: device = CPU, requires_grad: bool = False) -> "Tensor":
+        """Wrap existing ``TensorData`` (no copy)."""
+        t = Tensor.__new__(Tensor)
+        t._init_fields(data, on, requires_grad)
+        return t
+
+    @classmethod
+    def _from_numpy_array(cls, array: np.ndarray, on: device = CPU) -> "Tensor":
+        """Share a NumPy array's memory when it is laid out in whole elements; copy otherwise."""
+        itemsize = array.itemsize
+        if array.size and (any(s % itemsize for s in array.strides) or any(s < 0 for s in array.strides)):
+            array = array.copy(order="C")
+        if array.size == 0 or array.ndim == 0:
+            return cls._make(TensorData(np.array(array).reshape(-1), array.shape), on)
+        strides = [s // itemsize for s in array.strides]
+        # storage: a 1-D view from the first element to the last one the strides reach
+        span = 1 + sum((n - 1) * s for n, s in zip(array.shape, strides))
+        base = np.lib.stride_tricks.as_strided(array, shape=(span,), strides=(itemsize,))
+        return cls._make(TensorData(base, array.shape, strides), on)
+
+    def _view_of(self, data: TensorData) -> "Tensor":
+        """A tensor sharing this one's storage and version counter (no autograd)."""
+        view = Tensor._make(data, self._device)
+        view._version_counter = self._version_counter
+        view._base = self._base if self._base is not None else self
+        return view
+
+    # ---- properties ----
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: Optional[int] = None) -> Union[Size, int]:
+        """The shape, or the size of dimension ``dim``."""
+        if dim is None:
+            return self.shape
+        return self._data.shape[_normalize_dim(dim, self.dim())]
+
+    def dim(self) -> int:
+        return self._data.dims
+
+    @property
+    def ndim(self) -> int:
+        return self._data.dims
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def stride(self, dim: Optional[int] = None) -> Union[tuple[int, ...], int]:
+        if dim is None:
+            return self._data.strides
+        return self._data.strides[_normalize_dim(dim, self.dim())]
+
+    def storage_offset(self) -> int:
+        return self._data.offset
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return self._data.dtype
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self) -> bool:
+        return self._data.is_contiguous()
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter[0]
+
+    def _bump_version(self) -> None:
+        self._version_counter[0] += 1
+
+    def type_name(self) -> str:
+        """PyTorch's legacy type name used in error messages, e.g. ``FloatTensor``."""
+        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                 "int32": "Int", "bool": "Bool", "uint8": "Byte"}
+        return f"{'cuda.' if self.is_cuda else ''}{names[self.dtype.name]}Tensor"
+
+    # ---- autograd fields ----
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None and not value:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded op (their gradient goes to ``.grad``)."""
+        return self.grad_fn is None
+
+    def _set_grad_fn(self, node: Node) -> None:
+        self.grad_fn = node
+        self._requires_grad = True
+
+    def _grad_node(self) -> Node:
+        """The node the gradient of this tensor flows into: its ``grad_fn`` or, for a leaf, its accumulator."""
+        if self.grad_fn is not None:
+            return self.grad_fn
+        if self._accumulate_node is None:
+            node = AccumulateGrad(self)
+            node.tensor_pre_hooks = self._leaf_hooks
+            self._accumulate_node = node
+        return self._accumulate_node
+
+    def register_hook(self, hook: Callable[["Tensor"], Optional["Tensor"]]) -> Any:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
+        from .utils.hooks import RemovableHandle
+
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        hooks = self._leaf_hooks if self.grad_fn is None else self.grad_fn.tensor_pre_hooks
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return
+        target = self
+
+        def store(grad: Tensor) -> None:
+            target.grad = grad.detach().clone() if target.grad is None else target.grad + grad.detach()
+
+        self.grad_fn.retains_grad_hook = store
+
+    @property
+    def retains_grad(self) -> bool:
+        return self.grad_fn is not None and self.grad_fn.retains_grad_hook is not None
+
+    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
+                 create_graph: bool = False, inputs: Optional[Sequence["Tensor"]] = None) -> None:
+        """Accumulate the gradient of this tensor with respect to every leaf into their ``.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        if gradient is None:
+            if self.numel() != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs (this tensor has shape {list(self.shape)})"
+                )
+            gradient = map_op("copy", _scalar_tensor(1, self.dtype, self.device).expand(self.shape))
+        elif not isinstance(gradient, Tensor):
+            raise TypeError(f"gradient must be a Tensor or None, got {type(gradient).__name__}")
+        elif gradient.shape != self.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and output[0] has a shape of {self.shape}."
+            )
+        retain = create_graph if retain_graph is None else retain_graph
+        if inputs is not None:
+            grads = engine.run_backward([self], [gradient], retain, create_graph, capture=list(inputs))
+            assert grads is not None
+            for t, g in zip(inputs, grads):
+                if g is not None:
+                    t._grad_node_accumulate(g)
+            return
+        engine.run_backward([self], [gradient], retain, create_graph)
+
+    def _grad_node_accumulate(self, grad: "Tensor") -> None:
+        if self.grad_fn is None:
+            node = self._grad_node()
+            assert isinstance(node, AccumulateGrad)
+            node.accumulate(grad)
+        else:
+            self.grad = grad if self.grad is None else self.grad + grad
+
+    def detach(self) -> "Tensor":
+        """The same storage, cut from the graph."""
+        out = self._view_of(self._data)
+        out._base = self._base
+        return out
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        """A detached tensor sharing storage (assigning to ``.data`` swaps the storage)."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._device = value._device
+
+    # ---- conversion ----
+
+    def item(self) -> Scalar:
+        """The single value as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._host_numpy().reshape(-1)[0].item()
+
+    def tolist(self) -> Any:
+        return self._host_numpy().tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory (CPU tensors)."""
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self.is_cuda and not force:
+            raise TypeError(
+                "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+            )
+        return self._host_numpy()
+
+    def _host_numpy(self) -> np.ndarray:
+        """The values as a NumPy array on the host (a view for CPU tensors)."""
+        if self.is_cuda:
+            return self.cpu()._data.numpy_view()
+        return self._data.numpy_view()
+
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+        array = self.detach()._host_numpy()
+        return array.astype(dtype) if dtype is not None else array
+
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=True`` forces a copy."""
+        target_device, target_dtype = self._device, self.dtype
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        for arg in list(args) + [kwargs.pop("device", None), kwargs.pop("dtype", None)]:
+            if arg is None:
+                continue
+            if isinstance(arg, Tensor):
+                target_device, target_dtype = arg.device, arg.dtype
+            elif isinstance(arg, (str, device)):
+                target_device = as_device(arg)
+            else:
+                target_dtype = dtypes.as_dtype(arg)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        out = self
+        if target_dtype is not self.dtype:
+            out = _functions().Cast.apply(out, target_dtype)
+        if target_device != self._device:
+            out = _move_to_device(out, target_device)
+        if copy and out is self:
+            out = self.clone()
+        return out
+
+    def cpu(self) -> "Tensor":
+        return self.to("cpu")
+
+    def cuda(self, device_index: Optional[int] = None) -> "Tensor":
+        return self.to(device("cuda", device_index) if device_index is not None else "cuda")
+
+    def float(self) -> "Tensor":
+        return self.to(dtypes.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(dtypes.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(dtypes.float16)
+
+    def long(self) -> "Tensor":
+        return self.to(dtypes.int64)
+
+    def int(self) -> "Tensor":
+        return self.to(dtypes.int32)
+
+    def bool(self) -> "Tensor":
+        return self.to(dtypes.bool_)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return self.to(other.dtype)
+
+    def clone(self) -> "Tensor":
+        """A contiguous copy that stays in the graph."""
+        return _functions().Clone.apply(self)
+
+    def contiguous(self) -> "Tensor":
+        """This tensor if already contiguous, else a contiguous copy."""
+        return self if self.is_contiguous() else self.clone()
+
+    # ---- views ----
+
+    def view(self, *shape: Any) -> "Tensor":
+        """The same storage in a new shape (one entry may be -1); no copy, or an error."""
+        if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+            raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
+        return _views().View.apply(self, self._infer_shape(_shape_from_args(shape)))
+
+    def reshape(self, *shape: Any) -> "Tensor":
+        """A view when the strides allow it, otherwise a copy in the new shape."""
+        from .tensor_data import view_strides
+
+        new_shape = self._infer_shape(_shape_from_args(shape))
+        if view_strides(self._data.shape, self._data.strides, new_shape) is None:
+            return self.clone().view(new_shape)
+        return self.view(new_shape)
+
+    def view_as(self, other: "Tensor") -> "Tensor":
+        return self.view(other.shape)
+
+    def reshape_as(self, other: "Tensor") -> "Tensor":
+        return self.reshape(other.shape)
+
+    def _infer_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """Fill in one -1 and check the element count."""
+        unknown = [i for i, s in enumerate(shape) if s == -1]
+        if len(unknown) > 1:
+            raise RuntimeError("only one dimension can be inferred")
+        if any(s < -1 for s in shape):
+            raise RuntimeError(f"invalid shape dimension {min(shape)}")
+        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if unknown:
+            if known == 0 or self.numel() % known:
+                raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {self.numel()}")
+            shape = tuple(self.numel() // known if s == -1 else s for s in shape)
+        elif known != self.numel():
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {self.numel()}")
+        return shape
+
+    def permute(self, *dims: Any) -> "Tensor":
+        order = tuple(_normalize_dim(d, self.dim()) for d in _shape_from_args(dims))
+        if sorted(order) != list(range(self.dim())):
+            raise RuntimeError(
+                f"permute(): dims {list(_shape_from_args(dims))} are not a permutation of the {self.dim()} "
+                f"dimensions of a tensor of shape {list(self.shape)}"
+            )
+        return _views().Permute.apply(self, order)
+
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        if self.dim() == 0:
+            return self
+        d0, d1 = _normalize_dim(dim0, self.dim()), _normalize_dim(dim1, self.dim())
+        order = list(range(self.dim()))
+        order[d0], order[d1] = order[d1], order[d0]
+        return self.permute(*order)
+
+    swapaxes = transpose
+
+    def t(self) -> "Tensor":
+        if self.dim() > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+        return self if self.dim() < 2 else self.transpose(0, 1)
+
+    @property
+    def T(self) -> "Tensor":  # noqa: N802 - PyTorch's name
+        """All dimensions reversed."""
+        return self.permute(*reversed(range(self.dim())))
+
+    @property
+    def mT(self) -> "Tensor":  # noqa: N802
+        """The last two dimensions swapped (a batch of matrices transposed)."""
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        d = _normalize_dim(dim, self.dim() + 1)
+        return self.view(self.shape[:d] + (1,) + self.shape[d:])
+
+    def squeeze(self, dim: Optional[Union[int, Sequence[int]]] = None) -> "Tensor":
+        if dim is None:
+            dims = {d for d, s in enumerate(self.shape) if s == 1}
+        else:
+            dims = {_normalize_dim(d, self.dim()) for d in ((dim,) if isinstance(dim, int) else dim)}
+            dims = {d for d in dims if self.dim() and self.shape[d] == 1}
+        return self.view(tuple(s for d, s in enumerate(self.shape) if d not in dims))
+
+    def expand(self, *sizes: Any) -> "Tensor":
+        """Broadcast to a larger shape without copying (-1 keeps a size)."""
+        target = _shape_from_args(sizes)
+        if len(target) < self.dim():
+            raise RuntimeError(
+                f"expand: the number of sizes provided ({len(target)}) must be greater or equal to the number "
+                f"of dimensions in the tensor ({self.dim()})"
+            )
+        extra = len(target) - self.dim()
+        resolved = tuple(self.shape[d - extra] if s == -1 and d >= extra else s for d, s in enumerate(target))
+        if resolved == self.shape:
+            return self
+        return _views().Expand.apply(self, resolved)
+
+    def expand_as(self, other: "Tensor") -> "Tensor":
+        return self.expand(other.shape)
+
+    def broadcast_to(self, shape: Sequence[int]) -> "Tensor":
+        return self.expand(tuple(shape))
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        if self.dim() == 0:
+            return self.reshape(1)
+        start, end = _normalize_dim(start_dim, self.dim()), _normalize_dim(end_dim, self.dim())
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        merged = int(np.prod(self.shape[start : end + 1], dtype=np.int64))
+        return self.reshape(self.shape[:start] + (merged,) + self.shape[end + 1 :])
+
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> "Tensor":
+        d = _normalize_dim(dim, self.dim())
+        return self.view(self.shape[:d] + tuple(sizes) + self.shape[d + 1 :])
+
+    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
+        d = _normalize_dim(dim, self.dim())
+        if start < 0:
+            start += self.shape[d]
+        if not (0 <= start and start + length <= self.shape[d] and length >= 0):
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({self.shape[d]}).")
+        return self[(slice(None),) * d + (slice(start, start + length),)]
+
+    def __getitem__(self, key: Any) -> "Tensor":
+        return _views().Slice.apply(self, key)
+
+    def __setitem__(self, key: Any, value: Operand) -> None:
+        target = self.detach()[key]
+        target._check_inplace_allowed(value)
+        if self.requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+                if self.is_leaf else "in-place assignment into a tensor that is part of a graph is not supported; "
+                "build the result with where() or cat() instead"
+            )
+        target._write(value)
+        self._bump_version()
+
+    def __len__(self) -> int:
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    # ---- operator helpers ----
+
+    def _promoted(self, other: Operand, op: str) -> tuple["Tensor", "Tensor"]:
+        """Both operands as tensors of the promoted dtype on this tensor's device."""
+        result = result_dtype(self, other)
+        if op == "div" and not result.is_floating_point:
+            result = dtypes.get_default_dtype()
+        a = self if self.dtype is result else self.to(result)
+        if isinstance(other, Tensor):
+            b = other if other.dtype is result else other.to(result)
+        else:
+            b = _scalar_tensor(other, result, self.device)
+        return a, b
+
+    def _binary(self, function: type, other: Operand, op: str, reverse: bool = False) -> "Tensor":
+        if not isinstance(other, (Tensor, Number, np.generic)):
+            return NotImplemented
+        a, b = self._promoted(other, op)
+        return function.apply(b, a) if reverse else function.apply(a, b)
+
+    def _compare(self, op: str, other: Operand) -> "Tensor":
+        if not isinstance(other, (Tensor, Number, np.generic)):
+            return NotImplemented
+        a, b = self.detach()._promoted(other.detach() if isinstance(other, Tensor) else other, op)
+        return zip_op(op, a, b, out_dtype=dtypes.bool_)
+
+    # ---- arithmetic ----
+
+    def __add__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Add, other, "add")
+
+    def __radd__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Add, other, "add", reverse=True)
+
+    def __sub__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Sub, other, "sub")
+
+    def __rsub__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Sub, other, "sub", reverse=True)
+
+    def __mul__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Mul, other, "mul")
+
+    def __rmul__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Mul, other, "mul", reverse=True)
+
+    def __truediv__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Div, other, "div")
+
+    def __rtruediv__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Div, other, "div", reverse=True)
+
+    def __pow__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Pow, other, "pow")
+
+    def __rpow__(self, other: Operand) -> "Tensor":
+        return self._binary(_functions().Pow, other, "pow", reverse=True)
+
+    def __neg__(self) -> "Tensor":
+        if self.dtype is dtypes.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use `~` instead.")
+        return _functions().Neg.apply(self)
+
+    def __pos__(self) -> "Tensor":
+        return self
+
+    def __abs__(self) -> "Tensor":
+        return self.abs()
+
+    def __matmul__(self, other: "Tensor") -> "Tensor":
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: "Tensor") -> "Tensor":
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return matmul(other, self)
+
+    def add(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
+        return self + (other * alpha if alpha != 1 else other)
+
+    def sub(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
+        return self - (other * alpha if alpha != 1 else other)
+
+    def mul(self, other: Operand) -> "Tensor":
+        return self * other
+
+    def div(self, other: Operand) -> "Tensor":
+        return self / other
+
+    def pow(self, exponent: Operand) -> "Tensor":
+        return self**exponent
+
+    def neg(self) -> "Tensor":
+        return -self
+
+    def square(self) -> "Tensor":
+        return self * self
+
+    def maximum(self, other: "Tensor") -> "Tensor":
+        return self._binary(_functions().Maximum, other, "maximum")
+
+    def minimum(self, other: "Tensor") -> "Tensor":
+        return self._binary(_functions().Minimum, other, "minimum")
+
+    def clamp(self, min: Optional[Scalar] = None, max: Optional[Scalar] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        out = self
+        if min is not None:
+            out = out._binary(_functions().Maximum, min, "maximum")
+        if max is not None:
+            out = out._binary(_functions().Minimum, max, "minimum")
+        return out
+
+    clip = clamp
+
+    def _float_unary(self, function_name: str) -> "Tensor":
+        source = self if self.dtype.is_floating_point else self.to(dtypes.get_default_dtype())
+        return getattr(_functions(), function_name).apply(source)
+
+    def exp(self) -> "Tensor":
+        return self._float_unary("Exp")
+
+    def log(self) -> "Tensor":
+        return self._float_unary("Log")
+
+    def sqrt(self) -> "Tensor":
+        return self._float_unary("Sqrt")
+
+    def rsqrt(self) -> "Tensor":
+        return 1 / self.sqrt()
+
+    def sigmoid(self) -> "Tensor":
+        return self._float_unary("Sigmoid")
+
+    def tanh(self) -> "Tensor":
+        return self._float_unary("Tanh")
+
+    def relu(self) -> "Tensor":
+        return _functions().ReLU.apply(self)
+
+    def abs(self) -> "Tensor":
+        return _functions().Abs.apply(self)
+
+    def sign(self) -> "Tensor":
+        return map_op("sign", self.detach())
+
+    def reciprocal(self) -> "Tensor":
+        return 1 / self
+
+    # ---- comparisons and logic (no gradient) ----
+
+    def __lt__(self, other: Operand) -> "Tensor":
+        return self._compare("lt", other)
+
+    def __le__(self, other: Operand) -> "Tensor":
+        return self._compare("le", other)
+
+    def __gt__(self, other: Operand) -> "Tensor":
+        return self._compare("gt", other)
+
+    def __ge__(self, other: Operand) -> "Tensor":
+        return self._compare("ge", other)
+
+    def __eq__(self, other: object) -> "Tensor":  # type: ignore[override]
+        return self._compare("eq", other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> "Tensor":  # type: ignore[override]
+        return self._compare("ne", other)  # type: ignore[arg-type]
+
+    __hash__ = object.__hash__
+
+    lt, le, gt, ge, eq, ne = __lt__, __le__, __gt__, __ge__, __eq__, __ne__
+
+    def __invert__(self) -> "Tensor":
+        if self.dtype is not dtypes.bool_:
+            raise TypeError(f"~ (bitwise not) is only supported for bool tensors here, got {self.dtype}")
+        return map_op("logical_not", self.detach())
+
+    def logical_not(self) -> "Tensor":
+        return map_op("logical_not", self.detach(), out_dtype=dtypes.bool_)
+
+    def __and__(self, other: "Tensor") -> "Tensor":
+        return zip_op("mul", self.bool().detach(), _as_bool(other, self.device), out_dtype=dtypes.bool_)
+
+    def __or__(self, other: "Tensor") -> "Tensor":
+        return zip_op("maximum", self.bool().detach(), _as_bool(other, self.device), out_dtype=dtypes.bool_)
+
+    logical_and, logical_or = __and__, __or__
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} values is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def equal(self, other: "Tensor") -> bool:
+        """True when shapes and all values are equal."""
+        return self.shape == other.shape and bool((self == other).all())
+
+    def allclose(self, other: "Tensor", rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+        return bool(np.allclose(self.detach()._host_numpy(), other.detach()._host_numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    # ---- reductions ----
+
+    def _dims(self, dim: Optional[Union[int, Sequence[int]]]) -> tuple[int, ...]:
+        if dim is None:
+            return tuple(range(self.dim()))
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        normalized = tuple(sorted({_normalize_dim(d, self.dim()) for d in dims}))
+        if len(normalized) != len(dims):
+            raise RuntimeError(f"dim {list(dims)} appears multiple times in the list of dims")
+        return normalized if self.dim() else ()
+
+    def sum(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
+        source = self
+        if dtype is not None:
+            source = self.to(dtypes.as_dtype(dtype))
+        elif not self.dtype.is_floating_point:
+            source = self.to(dtypes.int64)  # integer and bool sums are int64, as in PyTorch
+        return _reductions().Sum.apply(source, source._dims(dim), keepdim)
+
+    def mean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
+        target = dtypes.as_dtype(dtype) if dtype is not None else self.dtype
+        if not target.is_floating_point:
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                f"complex dtype. Got: {self.dtype.name.capitalize()}"
+            )
+        dims = self._dims(dim)
+        count = int(np.prod([self.shape[d] for d in dims], dtype=np.int64))
+        return self.sum(dims, keepdim, dtype=target) / count
+
+    def var(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
+            keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
+        r""":math:`\frac{1}{N - c}\sum_i (x_i - \bar x)^2` with correction :math:`c` (1 by default)."""
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        dims = self._dims(dim)
+        count = int(np.prod([self.shape[d] for d in dims], dtype=np.int64))
+        centered = self - self.mean(dims, keepdim=True)
+        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+
+    def std(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
+            keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
+        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+
+    def _extreme(self, op: str, dim: Optional[int], keepdim: bool) -> Union["Tensor", ValuesIndices]:
+        if dim is None:
+            if self.numel() == 0:
+                raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+            return _reductions().MaxAll.apply(self, op)
+        d = _normalize_dim(dim, self.dim())
+        source = self if self.dim() else self.view(1)
+        if source.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+        values = _reductions().MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
+        indices = self._arg_extreme("arg" + op, d, keepdim)
+        if not self.dim():
+            values = values.view(())
+        return ValuesIndices(values, indices)
+
+    def max(self, dim: Optional[Union[int, "Tensor"]] = None, keepdim: bool = False) -> Any:
+        """Largest value; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        return self._extreme("max", dim, keepdim)
+
+    def min(self, dim: Optional[Union[int, "Tensor"]] = None, keepdim: bool = False) -> Any:
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
+        return self._extreme("min", dim, keepdim)
+
+    def amax(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
+        out = self
+        for d in sorted(self._dims(dim), reverse=True):
+            out = out.max(d, keepdim=keepdim).values if out.dim() else out
+        return out
+
+    def _arg_extreme(self, op: str, dim: Optional[int], keepdim: bool) -> "Tensor":
+        from .dispatch import arg_reduce_op
+
+        source = self.detach()
+        if dim is None:
+            flat = source.reshape(-1)
+            if flat.numel() == 0:
+                raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+            out = arg_reduce_op(op, flat, 0).view(())
+            return out.view((1,) * self.dim()) if keepdim else out
+        d = _normalize_dim(dim, self.dim())
+        if not self.dim():
+            return arg_reduce_op(op, source.view(1), 0).view(())
+        out = arg_reduce_op(op, source, d)
+        return out if keepdim else out.squeeze(d)
+
+    def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        return self._arg_extreme("argmax", dim, keepdim)
+
+    def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        return self._arg_extreme("argmin", dim, keepdim)
+
+    def all(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        flags = self.detach().bool()
+        return (flags.sum(dim, keepdim) == (flags.numel() if dim is None else flags.shape[dim] if flags.dim() else 1))
+
+    def any(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+        return self.detach().bool().sum(dim, keepdim) > 0
+
+    def matmul(self, other: "Tensor") -> "Tensor":
+        return matmul(self, other)
+
+    def where(self, condition: "Tensor", other: Operand) -> "Tensor":
+        """``self`` where ``condition`` holds, else ``other``."""
+        return where(condition, self, other)
+
+    # ---- in-place (under no_grad, or on tensors outside the graph) ----
+
+    def _check_inplace_allowed(self, other: Any = None) -> None:
+        if self.requires_grad and self.is_leaf and is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+    def _inplace(self, op: str, other: Operand) -> "Tensor":
+        """``self = self <op> other`` in this tensor's storage, keeping its dtype."""
+        self._check_inplace_allowed()
+        result = result_dtype(self, other)
+        if op == "div" and not result.is_floating_point:
+            result = dtypes.get_default_dtype()
+        if result.category > self.dtype.category:
+            raise RuntimeError(
+                f"result type {_legacy_name(result)} can't be cast to the desired output type {_legacy_name(self.dtype)}"
+            )
+        if isinstance(other, Tensor):
+            self._check_fits(other.shape)
+        records = is_grad_enabled() and (self.requires_grad or (isinstance(other, Tensor) and other.requires_grad))
+        if records:
+            # the op reads a copy of the old values: the storage of self is about to be overwritten
+            compute = {"add": Tensor.__add__, "sub": Tensor.__sub__, "mul": Tensor.__mul__, "div": Tensor.__truediv__}[op]
+            return self._rebase_history(compute(self.clone(), other))
+        operand = other.detach() if isinstance(other, Tensor) else _scalar_tensor(other, self.dtype, self.device)
+        if isinstance(other, Tensor) and other.dtype is not result:
+            operand = operand.to(result)
+        if _shares_memory(self, operand):
+            operand = operand.clone()
+        source = self.detach() if self.dtype is result else self.detach().to(result)
+        zip_op(op, source, operand, out=self.detach())
+        self._bump_version()
+        return self
+
+    def _rebase_history(self, result: "Tensor") -> "Tensor":
+        """Record an in-place op on a non-leaf tensor: its values and grad_fn become ``result``'s."""
+        if self._base is not None:
+            raise RuntimeError(
+                "in-place operations on views of tensors that require grad are not supported in minitorch; "
+                "use the out-of-place operation"
+            )
+        if result.shape != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}")
+        map_op("copy", result.detach().to(self.dtype), out=self.detach())
+        self._bump_version()
+        self.grad_fn = result.grad_fn if result.dtype is self.dtype else result.to(self.dtype).grad_fn
+        self._requires_grad = True
+        return self
+
+    def add_(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
+        return self._inplace("add", other * alpha if alpha != 1 else other)
+
+    def sub_(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
+        return self._inplace("sub", other * alpha if alpha != 1 else other)
+
+    def mul_(self, other: Operand) -> "Tensor":
+        return self._inplace("mul", other)
+
+    def div_(self, other: Operand) -> "Tensor":
+        return self._inplace("div", other)
+
+    def _check_fits(self, shape: Sequence[int]) -> None:
+        """Raise unless an operand of ``shape`` broadcasts to exactly this tensor's shape."""
+        from .tensor_data import shape_broadcast
+
+        broadcast = shape_broadcast(self.shape, tuple(shape))
+        if broadcast != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(broadcast)}")
+
+    def _write(self, value: Operand) -> None:
+        """Overwrite every element with ``value`` (broadcast, cast to this dtype)."""
+        if isinstance(value, Tensor):
+            self._check_fits(value.shape)
+            source = value.detach()
+            if source.device != self.device:
+                source = source.to(self.device)
+            if _shares_memory(self, source):
+                source = source.clone()
+            map_op("copy", source, out=self.detach())
+        else:
+            self._raw_fill(value)
+
+    def _raw_fill(self, value: Scalar) -> None:
+        map_op("copy", _scalar_tensor(value, self.dtype, self.device), out=self.detach())
+
+    def fill_(self, value: Operand) -> "Tensor":
+        self._check_inplace_allowed()
+        if isinstance(value, Tensor) and value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+        self._write(value)
+        self._bump_version()
+        return self
+
+    def zero_(self) -> "Tensor":
+        return self.fill_(0)
+
+    def copy_(self, src: "Tensor", non_blocking: bool = False) -> "Tensor":
+        """Copy ``src`` (broadcast, converted to this dtype and device) into this tensor."""
+        self._check_inplace_allowed()
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+        self._check_fits(src.shape)
+        if is_grad_enabled() and src.requires_grad:
+            return self._rebase_history(src.expand(self.shape) + 0 * self.detach())
+        self._write(src)
+        self._bump_version()
+        return self
+
+    # ---- printing ----
+
+    def __repr__(self) -> str:
+        from .tensor_repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    # ---- factories that follow this tensor's dtype and device ----
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
+        from .creation import empty as make_empty
+
+        return make_empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
+        from .creation import zeros
+
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
+        from .creation import ones
+
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_full(self, size: Sequence[int], fill_value: Scalar, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
+        from .creation import full
+
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
+        from .creation import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+# ---- module-level helpers used by the methods above ----
+
+
+def _legacy_name(d: dtypes.dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "bool": "Bool", "uint8": "Byte"}[d.name]
+
+
+def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:
+    """A 0-d tensor holding ``value`` converted to ``dtype``."""
+    array = np.array(value).astype(dtype.numpy) if not isinstance(value, np.ndarray) else value.astype(dtype.numpy)
+    t = Tensor._from_numpy_array(array.reshape(()))
+    return t if on.type == "cpu" else _move_to_device(t, on)
+
+
+def _as_bool(value: Operand, on: device) -> Tensor:
+    if isinstance(value, Tensor):
+        return value.detach().bool()
+    return _scalar_tensor(bool(value), dtypes.bool_, on)
+
+
+def result_dtype(*operands: Operand) -> dtypes.dtype:
+    """PyTorch's promoted dtype of tensors and Python numbers."""
+    dimensioned = [o.dtype for o in operands if isinstance(o, Tensor) and o.dim() > 0]
+    zero_dim = [o.dtype for o in operands if isinstance(o, Tensor) and o.dim() == 0]
+    scalars = [o for o in operands if not isinstance(o, Tensor)]
+    return dtypes.result_type(dimensioned, zero_dim, scalars)
+
+
+def _shares_memory(a: Tensor, b: Tensor) -> bool:
+    return a._data.storage is b._data.storage or (
+        a.device.type == "cpu" and b.device.type == "cpu" and np.may_share_memory(a._data.storage, b._data.storage)
+    )
+
+
+def _move_to_device(t: Tensor, target: device) -> Tensor:
+    from .backends import backend_for
+
+    backend_for(target.type)  # raises a clear error for a device this build can't run
+    raise RuntimeError(f"moving tensors to {target} is not supported by this build")
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
+    from .functions.linalg import MatMul
+
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_legacy_name(a.dtype).lower()} != {_legacy_name(b.dtype).lower()}")
+    a2 = a.unsqueeze(0) if a.dim() == 1 else a
+    b2 = b.unsqueeze(-1) if b.dim() == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        if a.dim() <= 2 and b.dim() <= 2:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({a2.shape[0]}x{a2.shape[1]} and {b2.shape[0]}x{b2.shape[1]})"
+                if a.dim() == 2 and b.dim() == 2 else
+                f"size mismatch, got input ({list(a.shape)}), other ({list(b.shape)})"
+            )
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{', '.join(map(str, b2.shape[:-2]))}, {a2.shape[-1]}] "
+            f"but got: [{', '.join(map(str, b2.shape[:-1]))}]. (matmul of shapes {list(a.shape)} and {list(b.shape)})"
+        )
+    from .tensor_data import shape_broadcast
+
+    try:
+        shape_broadcast(a2.shape[:-2], b2.shape[:-2])
+    except Exception as error:
+        raise RuntimeError(f"matmul: batch dimensions of {list(a.shape)} and {list(b.shape)} don't broadcast") from error
+    out = MatMul.apply(a2, b2)
+    if a.dim() == 1:
+        out = out.squeeze(-2)
+    if b.dim() == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def _functions() -> Any:
+    from .functions import elementwise
+
+    return elementwise
+
+
+def _views() -> Any:
+    from .functions import views
+
+    return views
+
+
+def _reductions() -> Any:
+    from .functions import reductions
+
+    return reductions
+
+
+def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
+    """Elements of ``a`` where ``condition`` holds, else of ``b`` (broadcast together)."""
+    if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {getattr(condition, 'dtype', type(condition).__name__)}")
+    like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
+    if like is None:
+        result = dtypes.result_type([], [], [a, b])
+        a_t, b_t = _scalar_tensor(a, result, condition.device), _scalar_tensor(b, result, condition.device)
+    else:
+        result = result_dtype(a, b)
+        a_t = a.to(result) if isinstance(a, Tensor) else _scalar_tensor(a, result, like.device)
+        b_t = b.to(result) if isinstance(b, Tensor) else _scalar_tensor(b, result, like.device)
+    return _functions().Where.apply(condition.detach(), a_t, b_t)
+
+

@@ -1,0 +1,215 @@
+r"""Storage, shape and strides: how an n-dimensional tensor lives in flat memory.
+
+A tensor's elements sit in a 1-D ``storage``. The element at ``index`` (one integer per
+dimension) is at position
+
+.. math:: \mathrm{offset} + \sum_i \mathrm{index}_i \cdot \mathrm{strides}_i
+
+so a transpose, a slice or a broadcast is a new (shape, strides, offset) over the same
+storage: no element is copied. Broadcasting is a stride of 0.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from . import dtypes
+
+Storage = npt.NDArray
+Shape = tuple[int, ...]
+Strides = tuple[int, ...]
+Index = npt.NDArray[np.int64]
+
+
+class IndexingError(RuntimeError):
+    """An index outside a tensor's shape."""
+
+
+def index_to_position(index: Sequence[int] | Index, strides: Sequence[int] | Strides) -> int:
+    r"""Position in storage (relative to the offset) of a multidimensional index.
+
+    .. math:: \mathrm{position} = \sum_i \mathrm{index}_i \cdot \mathrm{strides}_i
+    """
+    # BEGIN SOLUTION
+    position = 0
+    for i, s in zip(index, strides):
+        position += int(i) * int(s)
+    return position
+    # END SOLUTION
+
+
+def to_index(ordinal: int, shape: Shape, out_index: Index) -> None:
+    """Write into ``out_index`` the index of the ``ordinal``-th element in row-major order.
+
+    Row-major: the last dimension varies fastest, as in a C array.
+    """
+    # BEGIN SOLUTION
+    remaining = ordinal
+    for d in range(len(shape) - 1, -1, -1):
+        out_index[d] = remaining % shape[d]
+        remaining //= shape[d]
+    # END SOLUTION
+
+
+def broadcast_index(big_index: Index, big_shape: Shape, shape: Shape, out_index: Index) -> None:
+    """Map an index of the broadcast shape ``big_shape`` to an index of the smaller ``shape``.
+
+    Shapes align on the right; a dimension of size 1 in ``shape`` always takes index 0, and
+    dimensions that ``shape`` lacks on the left are dropped.
+    """
+    # BEGIN SOLUTION
+    extra = len(big_shape) - len(shape)
+    for d in range(len(shape)):
+        out_index[d] = 0 if shape[d] == 1 else big_index[d + extra]
+    # END SOLUTION
+
+
+def shape_broadcast(shape1: Shape, shape2: Shape) -> Shape:
+    """The shape two shapes broadcast to, or an error that names both.
+
+    Raises:
+        IndexingError: when a pair of aligned sizes differ and neither is 1.
+    """
+    # BEGIN SOLUTION
+    ndim = max(len(shape1), len(shape2))
+    padded1 = (1,) * (ndim - len(shape1)) + tuple(shape1)
+    padded2 = (1,) * (ndim - len(shape2)) + tuple(shape2)
+    result = []
+    for d, (a, b) in enumerate(zip(padded1, padded2)):
+        if a != b and a != 1 and b != 1:
+            raise IndexingError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {d}: shapes {list(shape1)} and {list(shape2)} don't broadcast"
+            )
+        result.append(b if a == 1 else a)
+    return tuple(result)
+    # END SOLUTION
+
+
+def strides_from_shape(shape: Shape) -> Strides:
+    """Contiguous (row-major) strides of ``shape``, in elements."""
+    # BEGIN SOLUTION
+    strides = []
+    step = 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+    # END SOLUTION
+
+
+def expand_strides(shape: Shape, strides: Strides, target: Shape) -> Strides:
+    """Strides that read a ``shape``/``strides`` tensor as if it had the larger shape ``target``.
+
+    Broadcast dimensions get stride 0, so every index along them reads the same element.
+    """
+    extra = len(target) - len(shape)
+    if extra < 0:
+        raise IndexingError(f"can't expand shape {list(shape)} to fewer dimensions {list(target)}")
+    result = [0] * extra
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        if size == target[d + extra]:
+            result.append(stride)
+        elif size == 1:
+            result.append(0)
+        else:
+            raise IndexingError(
+                f"The expanded size of the tensor ({target[d + extra]}) must match the existing "
+                f"size ({size}) at non-singleton dimension {d + extra}.  Target sizes: {list(target)}.  "
+                f"Tensor sizes: {list(shape)}"
+            )
+    return tuple(result)
+
+
+def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Optional[Strides]:
+    """Strides that show the same elements in ``new_shape`` without a copy, or None.
+
+    A view is possible when every group of old dimensions that the new shape merges or
+    splits is laid out contiguously with respect to each other.
+    """
+    if int(np.prod(shape, dtype=np.int64)) == 0 or len(shape) == 0:
+        return strides_from_shape(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        chunk_ends = tensor_d == 0 or (
+            shape[tensor_d - 1] != 1 and strides[tensor_d - 1] != tensor_numel * chunk_base_stride
+        )
+        if chunk_ends:
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+class TensorData:
+    """A view of flat ``storage``: shape, strides and offset, all counted in elements."""
+
+    def __init__(self, storage: Storage, shape: Sequence[int], strides: Optional[Sequence[int]] = None, offset: int = 0) -> None:
+        self.storage = storage
+        self.shape: Shape = tuple(int(s) for s in shape)
+        self.strides: Strides = strides_from_shape(self.shape) if strides is None else tuple(int(s) for s in strides)
+        self.offset = int(offset)
+        if len(self.strides) != len(self.shape):
+            raise IndexingError(f"strides {self.strides} don't match shape {self.shape}")
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.dims = len(self.shape)
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy_dtype(self.storage.dtype)
+
+    @property
+    def buffer(self) -> Storage:
+        """The storage seen from this view's first element (``storage[offset:]``), what kernels read."""
+        return self.storage[self.offset :]
+
+    def is_contiguous(self) -> bool:
+        """True when the elements are laid out in row-major order with no gaps."""
+        expected = 1
+        for size, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    def index(self, index: Sequence[int]) -> int:
+        """Absolute storage position of ``index``, checked against the shape."""
+        if len(index) != self.dims:
+            raise IndexingError(f"index {tuple(index)} must have {self.dims} entries for shape {self.shape}")
+        for i, size in zip(index, self.shape):
+            if not 0 <= i < size:
+                raise IndexingError(f"index {tuple(index)} out of range for shape {self.shape}")
+        return self.offset + index_to_position(index, self.strides)
+
+    def permute(self, *order: int) -> "TensorData":
+        """The same storage with dimensions reordered: dimension ``i`` of the result is ``order[i]``."""
+        if sorted(order) != list(range(self.dims)):
+            raise IndexingError(f"permute order {order} is not a permutation of the {self.dims} dimensions")
+        return TensorData(self.storage, [self.shape[o] for o in order], [self.strides[o] for o in order], self.offset)
+
+    def numpy_view(self) -> np.ndarray:
+        """A NumPy array sharing this view's memory (same shape and strides)."""
+        itemsize = self.storage.itemsize
+        return np.lib.stride_tricks.as_strided(
+            self.buffer, shape=self.shape, strides=[s * itemsize for s in self.strides]
+        )
+
+    def __repr__(self) -> str:
+        return f"TensorData(shape={self.shape}, strides={self.strides}, offset={self.offset}, dtype={self.storage.dtype})"

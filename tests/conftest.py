@@ -1,0 +1,31 @@
+"""Shared test set-up: one backend fixture, so every tensor test runs on every backend."""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+# Numba's CUDA simulator must be chosen before Numba is imported anywhere.
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+
+import pytest
+from hypothesis import settings
+
+import minitorch
+
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True)
+settings.load_profile("ci")
+
+BACKENDS = ["simple", "cpu"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run the test with device 'cpu' computed by each backend in turn."""
+    with minitorch.backends.use(request.param):
+        yield request.param
+
+
+@pytest.fixture(autouse=True)
+def _seed() -> None:
+    minitorch.manual_seed(0)
