@@ -1,9 +1,11 @@
 """The CPU backend: compiled Numba kernels (in :mod:`.cpu_kernels`) over strided storage.
 
-This module is the thin Python side: it turns op names into op codes, views' shapes and
-strides into int64 arrays, broadcasts operand strides to ``out``'s shape and picks the
-threaded or the single-threaded entry point of a kernel. Two dtype details live here too:
+This module is the thin Python side: it turns op names into op codes and views' shapes and
+strides into int64 arrays, broadcasts operand strides to ``out``'s shape, and hands the
+kernels layouts they are fast on (a contiguous last dimension for a reduction, contiguous
+rows of ``b`` and ``out`` for a matmul). Three dtype details live here too:
 
+* ``copy`` into another dtype (``.to(dtype)``) is NumPy's cast (:func:`_cast`);
 * Numba has no float16 arithmetic on the CPU, so float16 operands are widened to float32
   copies and a float16 ``out`` is computed in float32 and rounded into place
   (:func:`_through_float32`), which is also what NumPy does for half precision;
@@ -17,7 +19,6 @@ cost since summing is limited by memory bandwidth.
 
 from __future__ import annotations
 
-import os
 from typing import Callable
 
 import numpy as np
@@ -26,15 +27,6 @@ from .. import dtypes
 from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, check_reduce_shapes
-
-# Idle OpenMP threads sleep instead of spinning: a spinning pool slows every threaded
-# kernel about tenfold as soon as another process wants a core (measured on 2 cores).
-# Only a default: an explicit setting wins, and it must be set before the pool starts.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-#: below this many elements (multiply-adds for matmul) a kernel runs on the calling
-#: thread: waking the thread pool costs more than the work it would share
-PARALLEL_MIN_WORK = 1 << 16
 
 _HALF = np.dtype(np.float16)
 _BOOL = np.dtype(np.bool_)
@@ -64,29 +56,54 @@ def _code(codes: dict[str, int], op: str) -> int:
 
 
 def _layout(td: TensorData) -> tuple[np.ndarray, np.ndarray]:
-    """``td``'s shape and strides as int64 arrays (made once per view, then cached on it)."""
+    """``td``'s shape and strides as int64 arrays (made once per view, then cached on it).
+
+    A 0-d view reads as shape ``(1,)``: the kernels need at least one dimension.
+    """
     cached = getattr(td, "_cpu_layout", None)
     if cached is None or cached[0] is not td.shape or cached[1] is not td.strides:
-        cached = (td.shape, td.strides, np.array(td.shape, np.int64), np.array(td.strides, np.int64))
+        shape, strides = (td.shape, td.strides) if td.dims else ((1,), (1,))
+        cached = (td.shape, td.strides, np.array(shape, np.int64), np.array(strides, np.int64))
         td._cpu_layout = cached  # type: ignore[attr-defined]
     return cached[2], cached[3]
 
 
 def _strides_in(a: TensorData, out: TensorData) -> np.ndarray:
-    """``a``'s strides broadcast to ``out``'s shape (0 along broadcast dimensions)."""
+    """``a``'s strides broadcast to ``out``'s shape (0 along broadcast dimensions).
+
+    The last broadcast is cached on ``a`` too: a bias added to the same shape every step.
+    """
     if a.shape == out.shape:
         return _layout(a)[1]
-    return np.array(expand_strides(a.shape, a.strides, out.shape), np.int64)
+    cached = getattr(a, "_cpu_broadcast", None)
+    if cached is None or cached[0] is not a.strides or cached[1] != out.shape:
+        strides = np.array(expand_strides(a.shape, a.strides, out.shape), np.int64)
+        cached = (a.strides, out.shape, strides)
+        a._cpu_broadcast = cached  # type: ignore[attr-defined]
+    return cached[2]
+
+
+def _matrix_strides(a: TensorData, batch: tuple[int, ...]) -> np.ndarray:
+    """The strides of a stack of matrices, its batch dimensions broadcast to ``batch``."""
+    if a.shape[:-2] == batch:
+        return _layout(a)[1]
+    return np.array(expand_strides(a.shape[:-2], a.strides[:-2], batch) + a.strides[-2:], np.int64)
 
 
 def _operand(td: TensorData) -> np.ndarray:
     """The buffer a kernel reads: bool as uint8, so integer arithmetic compiles for it."""
     buffer = td.storage[td.offset :]
-    return buffer.view(np.uint8) if buffer.dtype is _BOOL else buffer
+    return buffer.view(np.uint8) if buffer.dtype == _BOOL else buffer
 
 
-def _has_half(*tds: TensorData) -> bool:
-    return any(td.storage.dtype is _HALF for td in tds)
+def _cast(a: TensorData, out: TensorData) -> None:
+    """``copy`` into another dtype (how ``.to(dtype)`` works): NumPy's cast, broadcasting ``a``.
+
+    NumPy's strided copy is as fast as a kernel here, and a kernel would be compiled
+    anew for each of the 30-odd pairs of dtypes.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN or inf into an int, overflow into float16
+        out.numpy_view()[...] = a.numpy_view()
 
 
 def _widened(td: TensorData) -> TensorData:
@@ -102,8 +119,8 @@ def _through_float32(method: Callable[..., None], *args: object) -> None:
     """
     *inputs, out = args
     assert isinstance(out, TensorData)
-    inputs = [_widened(x) if isinstance(x, TensorData) and x.storage.dtype is _HALF else x for x in inputs]
-    if out.storage.dtype is not _HALF:
+    inputs = [_widened(x) if isinstance(x, TensorData) and x.storage.dtype == _HALF else x for x in inputs]
+    if out.storage.dtype != _HALF:
         method(*inputs, out)
         return
     temp = TensorData(np.empty(out.size, np.float32), out.shape)
@@ -112,7 +129,9 @@ def _through_float32(method: Callable[..., None], *args: object) -> None:
         out.numpy_view()[...] = temp.storage.reshape(out.shape)
 
 
-def _reduce_layout(a: TensorData, out: TensorData, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+def _reduce_layout(
+    a: TensorData, out: TensorData, dim: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """``a``'s buffer, shape and strides, ``out``'s strides and ``dim``, as the reduce kernel needs them.
 
     The kernel reads ``a`` along its last dimension, which must be contiguous. So the
@@ -157,48 +176,48 @@ class CpuBackend:
         code = _code(kernels.UNARY_CODES, op)
         if out.size == 0:
             return
-        if _has_half(a, out):
+        if code == kernels.COPY and (a.storage.dtype != out.storage.dtype or out.storage.dtype == _HALF):
+            return _cast(a, out)
+        if a.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.map, op, a, out)
         shape, out_strides = _layout(out)
-        kernel = kernels.map_parallel if out.size >= PARALLEL_MIN_WORK else kernels.map_serial
-        kernel(code, out.buffer, shape, out_strides, _operand(a), _strides_in(a, out))
+        kernels.map_kernel(code, out.buffer, shape, out_strides, _operand(a), _strides_in(a, out))
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
         code = _code(kernels.BINARY_CODES, op)
         if out.size == 0:
             return
-        if _has_half(a, b, out):
+        if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.zip, op, a, b, out)
         shape, out_strides = _layout(out)
-        kernel = kernels.zip_parallel if out.size >= PARALLEL_MIN_WORK else kernels.zip_serial
-        kernel(code, out.buffer, shape, out_strides, _operand(a), _strides_in(a, out), _operand(b), _strides_in(b, out))
+        a_strides, b_strides = _strides_in(a, out), _strides_in(b, out)
+        kernels.zip_kernel(code, out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = _code(kernels.REDUCE_CODES, op)
         check_reduce_shapes(a, dim, out)
         if out.size == 0:
             return
-        if _has_half(a, out):
+        if a.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.reduce, op, a, dim, out)
         buffer, shape, a_strides, out_strides, dim = _reduce_layout(a, out, dim)
-        kernel = kernels.reduce_parallel if a.size >= PARALLEL_MIN_WORK else kernels.reduce_serial
-        kernel(code, out.buffer, out_strides, buffer, shape, a_strides, dim, _accumulator_start(op, buffer))
+        start = _accumulator_start(op, buffer)
+        kernels.reduce_kernel(code, out.buffer, out_strides, buffer, shape, a_strides, dim, start)
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = _code(kernels.ARG_REDUCE_CODES, op)
         check_reduce_shapes(a, dim, out)
         if out.size == 0:
             return
-        if _has_half(a):
+        if a.storage.dtype == _HALF:
             return _through_float32(self.arg_reduce, op, a, dim, out)
         shape, a_strides = _layout(a)
-        kernel = kernels.arg_reduce_parallel if a.size >= PARALLEL_MIN_WORK else kernels.arg_reduce_serial
-        kernel(code, out.buffer, _layout(out)[1], _operand(a), shape, a_strides, dim)
+        kernels.arg_reduce_kernel(code, out.buffer, _layout(out)[1], _operand(a), shape, a_strides, dim)
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
         if out.size == 0:
             return
-        if _has_half(a, b, out):
+        if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.matmul, a, b, out)
         m = out.shape[-1]
         if m > 1 and b.strides[-1] != 1:
@@ -210,9 +229,7 @@ class CpuBackend:
             out.numpy_view()[...] = temp.storage.reshape(out.shape)
             return
         batch = out.shape[:-2]
-        a_strides = np.array(expand_strides(a.shape[:-2], a.strides[:-2], batch) + a.strides[-2:], np.int64)
-        b_strides = np.array(expand_strides(b.shape[:-2], b.strides[:-2], batch) + b.strides[-2:], np.int64)
         shape, out_strides = _layout(out)
+        a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
         k = a.shape[-1]
-        kernel = kernels.matmul_parallel if out.size * k >= PARALLEL_MIN_WORK else kernels.matmul_serial
-        kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, k)
+        kernels.matmul_kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, k)
