@@ -29,3 +29,20 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
 @pytest.fixture(autouse=True)
 def _seed() -> None:
     minitorch.manual_seed(0)
+
+
+@pytest.fixture(scope="session")
+def torch_ref():
+    """PyTorch, the oracle of the differential tests.
+
+    ``make test`` installs it and sets ``MINITORCH_REQUIRE_TORCH=1``, so there a missing
+    PyTorch is an error; a bare ``pytest`` in an environment without it skips these tests.
+    """
+    try:
+        import torch
+    except ImportError:
+        if os.environ.get("MINITORCH_REQUIRE_TORCH") == "1":
+            raise
+        pytest.skip("PyTorch is not installed (make test installs it as the oracle)")
+    torch.manual_seed(0)
+    return torch
