@@ -12,17 +12,18 @@ import numpy as np
 
 from . import dtypes
 from .device import DeviceLike, as_device
+from .dispatch import empty as empty_on_device, resolve_device
 from .random import default_generator
 from .tensor import Tensor, _move_to_device, _shape_from_args, _normalize_dim
 from .functions.views import Cat
 
 
 def _finish(array: np.ndarray, dtype: Any, device: DeviceLike, requires_grad: bool) -> Tensor:
-    """A tensor owning ``array`` (converted to ``dtype``) on ``device``."""
+    """A tensor owning ``array`` (converted to ``dtype``) on ``device`` (copied there from the host)."""
     if dtype is not None:
         array = array.astype(dtypes.as_dtype(dtype).numpy, copy=False)
     t = Tensor._from_numpy_array(array if array.flags.c_contiguous else array.copy(order="C"))
-    target = as_device(device)
+    target = resolve_device(device)
     if target.type != "cpu":
         t = _move_to_device(t, target)
     if requires_grad:
@@ -81,6 +82,11 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any, device: DeviceLike, 
     if any(s < 0 for s in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.scalar_dtype(value)
+    on = resolve_device(device)
+    if on.type != "cpu":  # filled on the device: only the value crosses from the host
+        t = empty_on_device(shape, target, on)
+        t._raw_fill(value)
+        return t.requires_grad_(True) if requires_grad else t
     return _finish(np.full(shape, value, dtype=target.numpy), None, device, requires_grad)
 
 
@@ -126,6 +132,16 @@ def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLi
     return full(t.shape, fill_value, dtype=d, device=dev, requires_grad=requires_grad)
 
 
+def _generator(device: DeviceLike) -> np.random.Generator:
+    """The generator of ``device``'s kind: cuda tensors draw from :mod:`minitorch.cuda`'s own
+    (on the host, then copied to the device), so their draws leave the cpu sequence alone."""
+    if as_device(device).type == "cuda":
+        from . import cuda
+
+        return cuda.default_generator()
+    return default_generator()
+
+
 def _random_float_dtype(dtype: Any) -> dtypes.dtype:
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     if not target.is_floating_point:
@@ -136,13 +152,13 @@ def _random_float_dtype(dtype: Any) -> dtypes.dtype:
 def rand(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in :math:`[0, 1)`."""
     target = _random_float_dtype(dtype)
-    return _finish(default_generator().random(_shape_from_args(size)), target, device, requires_grad)
+    return _finish(_generator(device).random(_shape_from_args(size)), target, device, requires_grad)
 
 
 def randn(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     target = _random_float_dtype(dtype)
-    return _finish(default_generator().standard_normal(_shape_from_args(size)), target, device, requires_grad)
+    return _finish(_generator(device).standard_normal(_shape_from_args(size)), target, device, requires_grad)
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
@@ -165,7 +181,7 @@ def randint(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_g
         raise TypeError("randint() expects (high, size) or (low, high, size)")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    values = default_generator().integers(low, high, size=_shape_from_args((size,)))
+    values = _generator(device).integers(low, high, size=_shape_from_args((size,)))
     return _finish(values, dtype or dtypes.int64, device, requires_grad)
 
 

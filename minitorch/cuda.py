@@ -1,16 +1,166 @@
-"""``minitorch.cuda``: GPU queries. This build has no CUDA backend yet, so no GPU is available."""
+"""``minitorch.cuda``: the GPU, as ``torch.cuda`` presents it.
+
+What counts as available: :func:`is_available` is True when Numba can run CUDA kernels,
+either on an NVIDIA GPU with its driver or on Numba's CUDA *simulator*, which the user picks
+by setting ``NUMBA_ENABLE_CUDASIM=1`` before Numba is imported. The simulator shows one
+device, ``cuda:0``, and runs the very same kernels on the CPU (one Python thread per GPU
+thread: correct and very slow), so code guarded by ``if minitorch.cuda.is_available():``
+runs unchanged there; :func:`is_simulator` tells the two apart. With neither, it is False and
+every attempt to put a tensor on ``'cuda'`` raises a RuntimeError that says why.
+
+Numba's CUDA support is imported only when one of these functions (or a cuda tensor)
+needs it: ``import minitorch`` and the cpu path never load it.
+
+Random numbers: cuda tensors have their own generator (NumPy's PCG64, as the cpu one),
+seeded with the same seed by :func:`minitorch.manual_seed` and alone by :func:`manual_seed`.
+Its numbers are drawn on the host and copied to the device, so a seed gives the same
+values on a GPU, on the simulator and on the cpu, while drawing on one device leaves the
+other's sequence where it was (as in PyTorch). Its state round-trips through
+:func:`get_rng_state`/:func:`set_rng_state` as a uint8 tensor.
+"""
 
 from __future__ import annotations
 
+import secrets
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from .random import DEFAULT_SEED
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+#: the environment variable that makes Numba run CUDA kernels on its simulator
+SIMULATOR_VARIABLE = "NUMBA_ENABLE_CUDASIM"
+
+# ---- the device ----
+
 
 def is_available() -> bool:
-    """Whether tensors can be placed on ``'cuda'`` (not in this build)."""
-    return False
+    """Whether tensors can be put on ``'cuda'``: a GPU Numba can drive, or the simulator."""
+    try:
+        from numba import cuda
+    except ImportError:  # pragma: no cover - Numba is a dependency
+        return False
+    try:
+        return bool(cuda.is_available())
+    except Exception:  # a broken driver or toolkit means "not available", as in PyTorch
+        return False
+
+
+def is_simulator() -> bool:
+    """Whether ``'cuda'`` runs on Numba's CPU simulator rather than a GPU."""
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+def _backend() -> Any:
+    from .backends import backend_for
+
+    return backend_for("cuda")  # raises with the reason when no GPU can be used
 
 
 def device_count() -> int:
+    """Number of usable GPUs (the simulator counts as one, no GPU as zero)."""
+    return _backend().device_count() if is_available() else 0
+
+
+def current_device() -> int:
+    """Index of the GPU new cuda tensors go to (always 0: one GPU per process)."""
+    _backend()
     return 0
 
 
-def synchronize() -> None:
-    """Wait for queued GPU work; nothing is ever queued without a GPU."""
+def get_device_name(device: Any = None) -> str:
+    """The GPU's name, e.g. ``'NVIDIA H100 80GB HBM3'``; ``'SIMULATOR'`` on the simulator."""
+    _backend()
+    if is_simulator():
+        return "SIMULATOR"
+    from numba import cuda
+
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def synchronize(device: Any = None) -> None:
+    """Wait until every kernel launched so far has finished (kernels run asynchronously)."""
+    _backend().synchronize()
+
+
+# ---- random numbers ----
+
+_generator = np.random.Generator(np.random.PCG64(DEFAULT_SEED))  # the cpu one's start
+_initial_seed = DEFAULT_SEED
+
+
+def default_generator() -> np.random.Generator:
+    """The generator random cuda tensors draw from (on the host; values are then copied over)."""
+    return _generator
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the cuda generator (of the one device)."""
+    global _generator, _initial_seed
+    seed = int(seed)
+    if not -(2**63) <= seed < 2**64:
+        raise RuntimeError(f"Overflow when unpacking long: seed {seed} must fit in 64 bits")
+    _initial_seed = seed % 2**64
+    _generator = np.random.Generator(np.random.PCG64(_initial_seed))
+
+
+def manual_seed_all(seed: int) -> None:
+    """Seed the generator of every GPU (there is one)."""
+    manual_seed(seed)
+
+
+def seed() -> None:
+    """Seed the cuda generator from a non-deterministic source."""
+    manual_seed(secrets.randbits(63))
+
+
+def seed_all() -> None:
+    seed()
+
+
+def initial_seed() -> int:
+    """The seed the cuda generator was last given."""
+    return _initial_seed
+
+
+def get_rng_state(device: Any = "cuda") -> "Tensor":
+    """The cuda generator's state, a uint8 tensor on the cpu (as PyTorch's)."""
+    from .random import _state_to_bytes
+    from .tensor import Tensor
+
+    raw = _state_to_bytes(_generator.bit_generator.state)
+    return Tensor._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
+
+
+def set_rng_state(new_state: "Tensor", device: Any = "cuda") -> None:
+    """Restore a state returned by :func:`get_rng_state`."""
+    from . import dtypes
+    from .random import STATE_BYTES, WORD_BYTES, _bytes_to_state
+
+    if getattr(new_state, "dtype", None) is not dtypes.uint8 or new_state.numel() != STATE_BYTES:
+        raise RuntimeError(
+            f"set_rng_state expects a uint8 tensor of {STATE_BYTES} bytes from get_rng_state, got "
+            f"{getattr(new_state, 'dtype', type(new_state).__name__)} with "
+            f"{new_state.numel() if hasattr(new_state, 'numel') else '?'} elements"
+        )
+    raw = bytes(new_state.detach().cpu().numpy().tobytes())
+    if raw[2 * WORD_BYTES] not in (0, 1):
+        raise RuntimeError("set_rng_state: corrupt state (bad cached-value flag)")
+    _generator.bit_generator.state = _bytes_to_state(raw)
+
+
+def get_rng_state_all() -> list["Tensor"]:
+    """One state per GPU (an empty list without one, as PyTorch)."""
+    return [get_rng_state(index) for index in range(device_count())]
+
+
+def set_rng_state_all(new_states: Sequence["Tensor"]) -> None:
+    """Restore the states from :func:`get_rng_state_all`, one per GPU."""
+    for state in new_states:
+        set_rng_state(state)

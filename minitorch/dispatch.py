@@ -16,7 +16,7 @@ from .tensor_data import TensorData, shape_broadcast
 
 if TYPE_CHECKING:
     from .backends.base import Backend
-    from .device import device
+    from .device import DeviceLike, device
     from .tensor import Tensor
 
 
@@ -25,11 +25,52 @@ def check_same_device(*tensors: "Tensor") -> "device":
     first = tensors[0].device
     for t in tensors[1:]:
         if t.device != first:
+            # as PyTorch words it: the accelerator first
+            one, other = (t.device, first) if first.type == "cpu" else (first, t.device)
             raise RuntimeError(
                 "Expected all tensors to be on the same device, but found at least two devices, "
-                f"{first} and {t.device}!"
+                f"{one} and {other}!"
             )
     return first
+
+
+def resolve_device(value: "DeviceLike") -> "device":
+    """``value`` as a device this process can compute on: ``'cuda'`` means ``cuda:0``.
+
+    Raises RuntimeError when no GPU (nor Numba's simulator) is usable, or for a device
+    index past the last GPU.
+    """
+    from .device import as_device, device
+
+    target = as_device(value)
+    if target.type == "cpu":
+        return target
+    count = backend_for(target.type).device_count()
+    index = target.index or 0
+    if index >= count:
+        raise RuntimeError(
+            f"CUDA error: invalid device ordinal: {target} asked for, but this machine has {count} CUDA device(s)"
+        )
+    return device(target.type, index)
+
+
+def transfer(t: "Tensor", target: "DeviceLike") -> "Tensor":
+    """A copy of ``t``'s values on ``target`` (no graph recorded).
+
+    With the backends' ``upload``/``download``, the only place where values cross between
+    the host and a GPU.
+    """
+    from .tensor import Tensor
+
+    target = resolve_device(target)
+    if target == t.device:
+        return t
+    source = backend_for(t.device.type)
+    if target.type == "cpu":
+        host = source.download(t._data)
+        return Tensor._make(TensorData(host.reshape(-1), t.shape), target)
+    host = t._data.numpy_view() if t.device.type == "cpu" else source.download(t._data)
+    return Tensor._make(TensorData(backend_for(target.type).upload(host), t.shape), target)
 
 
 def backend_of(t: "Tensor") -> "Backend":
@@ -50,13 +91,15 @@ def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: 
     """``op`` applied to each element of ``a`` (into ``out`` when given)."""
     if out is None:
         out = empty(a.shape, out_dtype or a.dtype, a.device)
+    else:
+        check_same_device(out, a)
     backend_of(a).map(op, a._data, out._data)
     return out
 
 
 def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` on pairs of elements of ``a`` and ``b`` broadcast together."""
-    check_same_device(a, b)
+    check_same_device(a, b, *([] if out is None else [out]))
     if out is None:
         out = empty(shape_broadcast(a.shape, b.shape), out_dtype or a.dtype, a.device)
     backend_of(a).zip(op, a._data, b._data, out._data)
@@ -83,4 +126,26 @@ def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
     batch = shape_broadcast(a.shape[:-2], b.shape[:-2])
     out = empty(batch + (a.shape[-2], b.shape[-1]), a.dtype, a.device)
     backend_of(a).matmul(a._data, b._data, out._data)
+    return out
+
+
+def accumulate_op(src: "Tensor", out: "Tensor") -> "Tensor":
+    """``out[i] += src[i]`` for every index of ``out``, correct when ``out``'s view overlaps itself."""
+    check_same_device(src, out)
+    backend_of(out).accumulate(src._data, out._data)
+    return out
+
+
+def gather_op(a: "Tensor", dim: int, index: "Tensor") -> "Tensor":
+    """``out[i] = a[i with i[dim] = index[i]]``, ``out`` shaped like ``index`` (values already checked)."""
+    check_same_device(a, index)
+    out = empty(index.shape, a.dtype, a.device)
+    backend_of(a).gather(a._data, dim, index._data, out._data)
+    return out
+
+
+def scatter_add_op(src: "Tensor", dim: int, index: "Tensor", out: "Tensor") -> "Tensor":
+    """``out[i with i[dim] = index[i]] += src[i]`` over ``index``'s shape (values already checked)."""
+    check_same_device(src, index, out)
+    backend_of(out).scatter_add(src._data, dim, index._data, out._data)
     return out

@@ -95,6 +95,7 @@ def as_dtype(value: Any) -> dtype:
 
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
+    # BEGIN SOLUTION 2.6
     if a is b:
         return a
     if a.category != b.category:
@@ -106,6 +107,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         other = b if a is uint8 else a
         return int32 if other.itemsize <= 2 else other
     return a if a.itemsize >= b.itemsize else b
+    # END SOLUTION
 
 
 def scalar_dtype(value: Any) -> dtype:
@@ -125,6 +127,7 @@ def result_type(dimensioned: Iterable[dtype], zero_dim: Iterable[dtype], scalars
     A lower tier only matters when it has a higher category than every tier above it; then
     it contributes its category's default (numbers) or its own dtype (0-d tensors).
     """
+    # BEGIN SOLUTION 2.6
     state: dtype | None = None
     for d in dimensioned:
         state = d if state is None else promote_types(state, d)
@@ -140,3 +143,4 @@ def result_type(dimensioned: Iterable[dtype], zero_dim: Iterable[dtype], scalars
     if state is None:
         raise ValueError("result_type needs at least one operand")
     return state
+    # END SOLUTION

@@ -38,6 +38,9 @@ def manual_seed(seed: int) -> None:
         raise RuntimeError(f"Overflow when unpacking long: seed {seed} must fit in 64 bits")
     _initial_seed = seed % 2**64
     _generator = np.random.Generator(np.random.PCG64(_initial_seed))
+    from . import cuda  # as PyTorch's manual_seed: the cuda generator gets the same seed
+
+    cuda.manual_seed_all(seed)
 
 
 def seed() -> int:

@@ -321,14 +321,16 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self.is_cuda and not force:
             raise TypeError(
-                "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
             )
         return self._host_numpy()
 
     def _host_numpy(self) -> np.ndarray:
         """The values as a NumPy array on the host (a view for CPU tensors)."""
         if self.is_cuda:
-            return self.cpu()._data.numpy_view()
+            from .dispatch import transfer
+
+            return transfer(self, CPU)._data.numpy_view()
         return self._data.numpy_view()
 
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
@@ -1058,10 +1060,10 @@ def _shares_memory(a: Tensor, b: Tensor) -> bool:
 
 
 def _move_to_device(t: Tensor, target: device) -> Tensor:
-    from .backends import backend_for
+    """``t``'s values on another device, in the graph: the gradient moves back to ``t``'s device."""
+    from .functions.transfer import ToDevice
 
-    backend_for(target.type)  # raises a clear error for a device this build can't run
-    raise RuntimeError(f"moving tensors to {target} is not supported by this build")
+    return ToDevice.apply(t, target)
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:

@@ -33,7 +33,7 @@ def index_to_position(index: Sequence[int] | Index, strides: Sequence[int] | Str
 
     .. math:: \mathrm{position} = \sum_i \mathrm{index}_i \cdot \mathrm{strides}_i
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 2.1
     position = 0
     for i, s in zip(index, strides):
         position += int(i) * int(s)
@@ -46,7 +46,7 @@ def to_index(ordinal: int, shape: Shape, out_index: Index) -> None:
 
     Row-major: the last dimension varies fastest, as in a C array.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 2.1
     remaining = ordinal
     for d in range(len(shape) - 1, -1, -1):
         out_index[d] = remaining % shape[d]
@@ -60,7 +60,7 @@ def broadcast_index(big_index: Index, big_shape: Shape, shape: Shape, out_index:
     Shapes align on the right; a dimension of size 1 in ``shape`` always takes index 0, and
     dimensions that ``shape`` lacks on the left are dropped.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 2.2
     extra = len(big_shape) - len(shape)
     for d in range(len(shape)):
         out_index[d] = 0 if shape[d] == 1 else big_index[d + extra]
@@ -73,7 +73,7 @@ def shape_broadcast(shape1: Shape, shape2: Shape) -> Shape:
     Raises:
         IndexingError: when a pair of aligned sizes differ and neither is 1.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 2.2
     ndim = max(len(shape1), len(shape2))
     padded1 = (1,) * (ndim - len(shape1)) + tuple(shape1)
     padded2 = (1,) * (ndim - len(shape2)) + tuple(shape2)
@@ -91,7 +91,7 @@ def shape_broadcast(shape1: Shape, shape2: Shape) -> Shape:
 
 def strides_from_shape(shape: Shape) -> Strides:
     """Contiguous (row-major) strides of ``shape``, in elements."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 2.1
     strides = []
     step = 1
     for size in reversed(shape):
@@ -206,6 +206,8 @@ class TensorData:
 
     def numpy_view(self) -> np.ndarray:
         """A NumPy array sharing this view's memory (same shape and strides)."""
+        if not isinstance(self.storage, np.ndarray):
+            raise RuntimeError("this view's storage lives on a GPU: copy it to the host first (Tensor.cpu())")
         itemsize = self.storage.itemsize
         return np.lib.stride_tricks.as_strided(
             self.buffer, shape=self.shape, strides=[s * itemsize for s in self.strides]

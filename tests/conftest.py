@@ -26,6 +26,30 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
         yield request.param
 
 
+#: launch sizes of the cuda backend while testing: on Numba's simulator (one Python thread
+#: per GPU thread) tiny inputs must still span several blocks, reduction rounds and tiles
+CUDA_TEST_LAUNCH = {"THREADS_PER_BLOCK": 8, "REDUCE_THREADS": 4, "TILE": 4, "MAX_BLOCKS": 3, "MAX_BATCH_BLOCKS": 2}
+
+
+@pytest.fixture
+def small_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Device 'cuda' with the launch sizes of :data:`CUDA_TEST_LAUNCH` (skips without GPU or simulator)."""
+    if not minitorch.cuda.is_available():
+        pytest.skip("no CUDA GPU, and NUMBA_ENABLE_CUDASIM is off")
+    from minitorch.backends import cuda as cuda_backend
+
+    for name, value in CUDA_TEST_LAUNCH.items():
+        monkeypatch.setattr(cuda_backend, name, value)
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request: pytest.FixtureRequest) -> str:
+    """Run the test on each device; 'cuda' with the small launch sizes of ``small_cuda``."""
+    if request.param == "cuda":
+        request.getfixturevalue("small_cuda")
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def _seed() -> None:
     minitorch.manual_seed(0)

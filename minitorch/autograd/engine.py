@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 def topological_order(roots: Sequence[Node]) -> list[Node]:
     """Nodes reachable from ``roots``, each before all the nodes it sends gradients to."""
+    # BEGIN SOLUTION 2.5
     order: list[Node] = []
     visited: set[int] = set()
     for root in roots:
@@ -41,10 +42,12 @@ def topological_order(roots: Sequence[Node]) -> list[Node]:
                 order.append(node)
     order.reverse()
     return order
+    # END SOLUTION
 
 
 def sum_to_shape(grad: "Tensor", shape: tuple[int, ...]) -> "Tensor":
     """Sum a broadcast gradient back to ``shape`` (the input's shape before broadcasting)."""
+    # BEGIN SOLUTION 2.5
     if grad.shape == shape:
         return grad
     extra = grad.dim() - len(shape)
@@ -52,6 +55,7 @@ def sum_to_shape(grad: "Tensor", shape: tuple[int, ...]) -> "Tensor":
         extra + d for d, size in enumerate(shape) if size == 1 and grad.shape[extra + d] != 1
     )
     return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
+    # END SOLUTION
 
 
 def _run_tensor_hooks(node: Node, grad: "Tensor") -> "Tensor":
@@ -96,31 +100,38 @@ def run_backward(
             grad = pending.pop(id(node), None)
             if grad is None:
                 continue
-            grad = _run_tensor_hooks(node, grad)
-            if id(node) in captured:
-                slot = captured[id(node)]
-                results[slot] = grad if results[slot] is None else results[slot] + grad
-            if isinstance(node, AccumulateGrad):
-                if capture is None:
-                    node.accumulate(grad)
-                continue
-            grad_outputs_tuple = (grad,)
+            if node.num_outputs == 1:
+                grad = _run_tensor_hooks(node, grad)
+                if id(node) in captured:
+                    slot = captured[id(node)]
+                    results[slot] = grad if results[slot] is None else results[slot] + grad
+                if isinstance(node, AccumulateGrad):
+                    if capture is None:
+                        node.accumulate(grad)
+                    continue
+                grad_outputs_tuple: tuple = (grad,)
+            else:
+                grad_outputs_tuple = tuple(grad)  # one (possibly None) gradient per output slot
             for hook in list(node.pre_hooks.values()):
                 replaced = hook(grad_outputs_tuple)
                 if replaced is not None:
                     grad_outputs_tuple = tuple(replaced)
-            input_grads = node.apply(grad_outputs_tuple[0])
+            input_grads = node.apply_grads(grad_outputs_tuple)
             for hook in list(node.post_hooks.values()):
                 replaced = hook(input_grads, grad_outputs_tuple)
                 if replaced is not None:
                     input_grads = tuple(replaced)
             if not retain_graph:
                 node.release()
-            for (next_node, _), shape, input_grad in zip(node.next_functions, node.input_shapes, input_grads):
+            for (next_node, output_nr), shape, input_grad in zip(node.next_functions, node.input_shapes, input_grads):
                 if next_node is None or input_grad is None:
                     continue
                 assert shape is not None
                 input_grad = sum_to_shape(input_grad, shape)
                 key = id(next_node)
-                pending[key] = pending[key] + input_grad if key in pending else input_grad
+                if next_node.num_outputs == 1:
+                    pending[key] = pending[key] + input_grad if key in pending else input_grad
+                else:
+                    slots = pending.setdefault(key, [None] * next_node.num_outputs)
+                    slots[output_nr] = input_grad if slots[output_nr] is None else slots[output_nr] + input_grad
     return results if capture is not None else None

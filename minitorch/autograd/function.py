@@ -117,6 +117,14 @@ class Node:
         self.pre_hooks[handle.id] = hook
         return handle
 
+    #: how many gradients this node receives; >1 only for the multi-output hook nodes of
+    #: ``minitorch.nn`` (their ``next_functions`` edges name the slot, ``(node, slot)``)
+    num_outputs = 1
+
+    def apply_grads(self, grad_outputs: tuple[Optional["Tensor"], ...]) -> tuple[Optional["Tensor"], ...]:
+        """Gradients for each input from the gradients of all outputs (one for ordinary ops)."""
+        return self.apply(grad_outputs[0])
+
     def apply(self, grad: "Tensor") -> tuple[Optional["Tensor"], ...]:
         """Gradients for each forward argument (None where not needed)."""
         assert self.function is not None and self.ctx is not None

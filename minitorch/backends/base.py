@@ -60,6 +60,33 @@ class Backend(Protocol):
         ``b`` broadcast to ``batch``.
         """
 
+    # ---- the indexing primitives: overlapping views, gather and scatter (step 5) ----
+
+    def accumulate(self, src: TensorData, out: TensorData) -> None:
+        """``out[i] += src[i]`` for every index ``i`` of ``out.shape`` (``src`` broadcasts to it).
+
+        ``out`` may be a view whose distinct indices share storage elements (the sliding
+        windows of a convolution overlap): every contribution must land, as if the indices
+        were visited one after another. A backend may run in parallel only over parts of
+        ``out`` that provably touch disjoint storage. This is the backward of a window view.
+        """
+
+    def gather(self, a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+        """``out[i] = a[i with i[dim] replaced by index[i]]`` for every index ``i`` of ``out.shape``.
+
+        ``index`` is int64 with ``out``'s shape (any strides, stride 0 included); ``a`` has the
+        same rank and ``index.shape[d] <= a.shape[d]`` for ``d != dim``. Callers check that
+        every index value lies in ``[0, a.shape[dim])`` before the call.
+        """
+
+    def scatter_add(self, src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+        """``out[i with i[dim] replaced by index[i]] += src[i]`` for every index ``i`` of ``index.shape``.
+
+        The reverse of :meth:`gather` (its backward): ``src`` and ``index`` have the same
+        shape; targets that repeat add up, so no two updates of one element may race.
+        Callers check the index values as for :meth:`gather`.
+        """
+
 
 def check_reduce_shapes(a: TensorData, dim: int, out: TensorData) -> None:
     """Raise if ``out`` is not ``a``'s shape with ``dim`` reduced to 1 (a caller bug)."""

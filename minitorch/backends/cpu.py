@@ -233,3 +233,20 @@ class CpuBackend:
         a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
         k = a.shape[-1]
         kernels.matmul_kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, k)
+
+    # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
+
+    def accumulate(self, src: TensorData, out: TensorData) -> None:
+        from . import cpu_index_kernels
+
+        cpu_index_kernels.accumulate(src, out)
+
+    def gather(self, a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+        from . import cpu_index_kernels
+
+        cpu_index_kernels.gather(a, dim, index, out)
+
+    def scatter_add(self, src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+        from . import cpu_index_kernels
+
+        cpu_index_kernels.scatter_add(src, dim, index, out)

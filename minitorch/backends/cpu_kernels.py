@@ -105,7 +105,7 @@ def prange_only() -> dict[str, bool]:
 @njit(**KERNEL_OPTIONS)
 def unary_into(op: int, x, out: np.ndarray, pos: int) -> None:
     """``out[pos] = op(x)`` for a unary op code."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.1
     if op == COPY:
         out[pos] = x
     elif op == NEG:
@@ -147,7 +147,7 @@ def unary_into(op: int, x, out: np.ndarray, pos: int) -> None:
 @njit(**KERNEL_OPTIONS)
 def binary_into(op: int, x, y, out: np.ndarray, pos: int) -> None:
     """``out[pos] = op(x, y)`` for a binary op code."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.1
     if op == ADD:
         out[pos] = x + y
     elif op == SUB:
@@ -185,7 +185,7 @@ def binary_into(op: int, x, y, out: np.ndarray, pos: int) -> None:
 @njit(inline="always", **KERNEL_OPTIONS)
 def reduce_step(op: int, acc, x):
     """One step of a reduction: ``acc`` combined with the next value ``x``."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.2
     if op == SUM:
         return acc + x
     elif op == PROD:
@@ -200,7 +200,7 @@ def reduce_step(op: int, acc, x):
 @njit(inline="always", **KERNEL_OPTIONS)
 def is_better(op: int, x, best) -> bool:
     """Whether ``x`` strictly beats ``best`` for argmax/argmin (a NaN beats any number)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.2
     if op == ARGMAX:
         return x > best or (x != x and best == best)
     else:  # ARGMIN
@@ -390,7 +390,7 @@ def count(shape: np.ndarray, skip: int = -1) -> int:
 @njit(**KERNEL_OPTIONS)
 def start_position(row: int, shape: np.ndarray, strides: np.ndarray, inner: int) -> int:
     """Position of the first element of row ``row``, rows counting the dims before ``inner``."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.1
     remaining = row
     position = 0
     for d in range(inner - 1, -1, -1):
@@ -436,7 +436,7 @@ def map_task(
     op: int, out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray, a: np.ndarray, a_strides: np.ndarray,
 ) -> None:
     """Run segment ``task``: chunk ``task % chunks`` of row ``task // chunks`` (rows of ``width``)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.1
     last = shape.size - 1
     row = task // chunks
     j = (task % chunks) * CHUNK
@@ -451,7 +451,7 @@ def map_kernel(
     op: int, out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray, a: np.ndarray, a_strides: np.ndarray
 ) -> None:
     """``out[i] = op(a[i])`` for every index ``i`` of ``shape``."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.1
     inner = merged_inner(shape, out_strides, a_strides, a_strides)
     width = count(shape[inner:])
     chunks = (width + CHUNK - 1) // CHUNK
@@ -472,7 +472,7 @@ def zip_task(
     a: np.ndarray, a_strides: np.ndarray, b: np.ndarray, b_strides: np.ndarray,
 ) -> None:
     """Run segment ``task``: chunk ``task % chunks`` of row ``task // chunks`` (rows of ``width``)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.1
     last = shape.size - 1
     row = task // chunks
     j = (task % chunks) * CHUNK
@@ -497,7 +497,7 @@ def zip_kernel(
     b_strides: np.ndarray,
 ) -> None:
     """``out[i] = op(a[i], b[i])`` for every index ``i`` of ``shape``."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.1
     inner = merged_inner(shape, out_strides, a_strides, b_strides)
     width = count(shape[inner:])
     chunks = (width + CHUNK - 1) // CHUNK
@@ -517,7 +517,7 @@ def reduce_cell(
     a: np.ndarray, shape: np.ndarray, a_strides: np.ndarray, start,
 ) -> None:
     """Reduce along the last dimension into output cell ``cell``."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.2
     last = shape.size - 1
     length = shape[last]
     out_pos = start_position(cell, shape, out_strides, last)
@@ -542,7 +542,7 @@ def reduce_chunk(
     Task ``task`` takes chunk ``task % chunks`` (of ``REDUCE_BLOCK`` cells along the last
     dimension) of row ``task // chunks``; rows count every dimension but ``dim`` and the last.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.2
     last = shape.size - 1
     width, length, step = shape[last], shape[dim], a_strides[dim]
     row = task // chunks
@@ -594,7 +594,7 @@ def reduce_kernel(
     ``start`` is where a sum or a product starts, typed as the accumulator (float64 for
     floats, int64 for integers); ``max``/``min`` start from the first element instead.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.2
     last = shape.size - 1
     cells = count(shape, dim)
     threaded = count(shape) >= PARALLEL_MIN_WORK
@@ -624,7 +624,7 @@ def arg_reduce_cell(
     a: np.ndarray, shape: np.ndarray, a_strides: np.ndarray, dim: int,
 ) -> None:
     """Write into output cell ``cell`` the position along ``dim`` of the extreme value (the first on ties)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.2
     length, step = shape[dim], a_strides[dim]
     # the cell's index over every dimension but ``dim`` (whose index is 0)
     remaining = cell
@@ -653,7 +653,7 @@ def arg_reduce_kernel(
     op: int, out: np.ndarray, out_strides: np.ndarray, a: np.ndarray, shape: np.ndarray, a_strides: np.ndarray, dim: int
 ) -> None:
     """Write into ``out`` the positions along ``dim`` of the extreme values (argmax/argmin)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.2
     cells = count(shape, dim)
     if count(shape) < PARALLEL_MIN_WORK:
         for cell in range(cells):
@@ -676,7 +676,7 @@ def matmul_task(
     a row of ``out`` (both contiguous: vectorised), tiled so that a block of ``b`` serves
     every row of the task while it sits in cache.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.3
     rank = shape.size
     n, m = shape[rank - 2], shape[rank - 1]
     a_row, a_col = a_strides[rank - 2], a_strides[rank - 1]
@@ -729,7 +729,7 @@ def matmul_kernel(
     shape; the rows of ``b`` and ``out`` must be contiguous (last stride 1). The tasks are
     (matrix, block of ``MATMUL_BLOCK_N`` rows) pairs.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 3.3
     rank = shape.size
     row_blocks = (shape[rank - 2] + MATMUL_BLOCK_N - 1) // MATMUL_BLOCK_N
     tasks = count(shape[: rank - 2]) * row_blocks

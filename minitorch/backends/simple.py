@@ -152,3 +152,35 @@ class SimpleBackend:
                         y = b_buf[b_base + p * b.strides[-2] + j * b.strides[-1]]
                         acc += _python_value(x) * _python_value(y)
                     out_buf[out_base + i * out.strides[-2] + j * out.strides[-1]] = acc
+
+    # ---- indexing primitives (step 5): one loop over the elements, as everywhere here ----
+
+    def accumulate(self, src: TensorData, out: TensorData) -> None:
+        out_index = np.zeros(out.dims, np.int64)
+        src_index = np.zeros(src.dims, np.int64)
+        src_buf, out_buf = src.buffer, out.buffer
+        for ordinal in range(out.size):
+            to_index(ordinal, out.shape, out_index)
+            broadcast_index(out_index, out.shape, src.shape, src_index)
+            pos = index_to_position(out_index, out.strides)
+            out_buf[pos] = _python_value(out_buf[pos]) + _python_value(src_buf[index_to_position(src_index, src.strides)])
+
+    def gather(self, a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+        out_index = np.zeros(out.dims, np.int64)
+        a_buf, index_buf, out_buf = a.buffer, index.buffer, out.buffer
+        for ordinal in range(out.size):
+            to_index(ordinal, out.shape, out_index)
+            a_index = out_index.copy()
+            a_index[dim] = index_buf[index_to_position(out_index, index.strides)]
+            out_buf[index_to_position(out_index, out.strides)] = a_buf[index_to_position(a_index, a.strides)]
+
+    def scatter_add(self, src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+        src_index = np.zeros(src.dims, np.int64)
+        src_buf, index_buf, out_buf = src.buffer, index.buffer, out.buffer
+        for ordinal in range(index.size):
+            to_index(ordinal, index.shape, src_index)
+            out_index = src_index.copy()
+            out_index[dim] = index_buf[index_to_position(src_index, index.strides)]
+            pos = index_to_position(out_index, out.strides)
+            value = _python_value(src_buf[index_to_position(src_index, src.strides)])
+            out_buf[pos] = _python_value(out_buf[pos]) + value

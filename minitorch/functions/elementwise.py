@@ -20,13 +20,13 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         return map_op("neg", a)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         return -grad
         # END SOLUTION
 
@@ -36,7 +36,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         out = map_op("exp", a)
         ctx.save_for_backward(out)
         return out
@@ -44,7 +44,7 @@ class Exp(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         (out,) = ctx.saved_tensors
         return grad * out
         # END SOLUTION
@@ -55,14 +55,14 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         ctx.save_for_backward(a)
         return map_op("log", a)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         (a,) = ctx.saved_tensors
         return grad / a
         # END SOLUTION
@@ -102,7 +102,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         out = map_op("sigmoid", a)
         ctx.save_for_backward(out)
         return out
@@ -110,7 +110,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         (out,) = ctx.saved_tensors
         return grad * out * (1 - out)
         # END SOLUTION
@@ -136,7 +136,7 @@ class ReLU(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         out = map_op("relu", a)
         ctx.save_for_backward(out)
         return out
@@ -144,7 +144,7 @@ class ReLU(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         (out,) = ctx.saved_tensors
         return grad * (out > 0)
         # END SOLUTION
@@ -183,13 +183,13 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         return zip_op("add", a, b)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         return grad, grad
         # END SOLUTION
 
@@ -211,7 +211,7 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         # save only what a needed gradient uses, so an in-place change of the other is fine
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
         return zip_op("mul", a, b)
@@ -219,7 +219,7 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         b, a = ctx.saved_tensors
         return (grad * b if b is not None else None, grad * a if a is not None else None)
         # END SOLUTION

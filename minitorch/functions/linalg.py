@@ -17,7 +17,7 @@ class MatMul(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
         rank = max(a.dim(), b.dim())
         a_aligned = a.view((1,) * (rank - a.dim()) + a.shape)
@@ -27,7 +27,7 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         b, a = ctx.saved_tensors
         grad_a = grad @ b.transpose(-1, -2) if b is not None else None
         grad_b = a.transpose(-1, -2) @ grad if a is not None else None

@@ -30,7 +30,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         ctx.input_shape = a.shape
         ctx.dims = dims
         out = a
@@ -41,7 +41,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         kept = grad.reshape(_reduced_shape(ctx.input_shape, ctx.dims))
         return kept.expand(ctx.input_shape), None, None
         # END SOLUTION

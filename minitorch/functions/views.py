@@ -44,14 +44,14 @@ class Permute(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, order: tuple[int, ...]) -> Tensor:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.3
         ctx.order = order
         return a._view_of(a._data.permute(*order))
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 2.4
         inverse = [0] * len(ctx.order)
         for i, o in enumerate(ctx.order):
             inverse[o] = i

@@ -1,0 +1,241 @@
+"""minitorch's cuda backend on a real GPU: matmul TFLOP/s, elementwise bandwidth, MLP training.
+
+Run on a machine with an NVIDIA GPU (``pip install -e ".[cuda,bench]"``)::
+
+    python bench/cuda_bench.py                 # everything
+    python bench/cuda_bench.py --quick         # smaller sizes, fewer repeats
+
+Without a GPU, or on Numba's CUDA simulator (which measures Python, not a GPU), it prints
+why and exits with status 0. What it reports:
+
+* **matmul**: the tiled shared-memory kernel on square float32 matrices of side 1024 to
+  8192, in TFLOP/s (``2 n^3`` operations), and its ratio to PyTorch's CUDA matmul (cuBLAS)
+  on the same GPU, or to CuPy's when PyTorch has no CUDA build here; "n/a" without either.
+* **elementwise**: ``a + b`` and ``exp(a)`` on 2^26 float32 elements, as GB/s moved
+  (bytes read plus written) and as a fraction of the GPU's peak memory bandwidth
+  (computed from the memory clock and bus width the driver reports).
+* **MLP training**: steps per second of SGD on a 2-layer MLP (hidden 100 and 1000) on
+  cuda against the cpu backend, and the speed-up.
+
+Each timing synchronizes the GPU before and after; the median of the repeats is reported.
+The figures also go to ``bench/results/cuda_latest.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+import minitorch  # noqa: E402
+
+MATMUL_SIDES = (1024, 2048, 4096, 8192)
+QUICK_MATMUL_SIDES = (1024, 2048)
+ELEMENTWISE_SIZE = 1 << 26
+QUICK_ELEMENTWISE_SIZE = 1 << 22
+MLP_HIDDEN = (100, 1000)
+MLP_BATCH = 256
+MLP_FEATURES = 64
+MLP_CLASSES = 10
+MLP_STEPS = 20
+LEARNING_RATE = 0.05
+REPEATS = 7
+QUICK_REPEATS = 3
+WARMUP_CALLS = 2
+FLOPS_PER_MULTIPLY_ADD = 2
+TERA = 1e12
+GIGA = 1e9
+FLOAT32_BYTES = 4
+#: DDR: two transfers per memory clock cycle
+TRANSFERS_PER_CLOCK = 2
+BITS_PER_BYTE = 8
+KHZ = 1e3
+DEFAULT_JSON = REPO_ROOT / "bench" / "results" / "cuda_latest.json"
+
+
+def gpu_or_reason() -> Optional[str]:
+    """None when a real GPU can be measured, else why not."""
+    if not minitorch.cuda.is_available():
+        return "no CUDA GPU is available (minitorch.cuda.is_available() is False)"
+    if minitorch.cuda.is_simulator():
+        return "NUMBA_ENABLE_CUDASIM is on: the simulator runs kernels in Python, there is no GPU to measure"
+    return None
+
+
+def timed(fn: Callable[[], Any], repeats: int) -> float:
+    """Median seconds of ``fn()`` with the GPU synchronized around each call."""
+    for _ in range(WARMUP_CALLS):
+        fn()
+    minitorch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        minitorch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def reference_matmul() -> tuple[str, Optional[Callable[[np.ndarray, np.ndarray], Callable[[], Any]]]]:
+    """PyTorch's CUDA matmul, or CuPy's, as a callable factory; ``(name, None)`` if neither."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.backends.cuda.matmul.allow_tf32 = False  # float32 against float32
+
+            def torch_case(a: np.ndarray, b: np.ndarray) -> Callable[[], Any]:
+                ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+
+                def run() -> Any:
+                    out = ta @ tb
+                    torch.cuda.synchronize()
+                    return out
+
+                return run
+
+            return "torch (cuBLAS)", torch_case
+    except ImportError:
+        pass
+    try:
+        import cupy
+
+        def cupy_case(a: np.ndarray, b: np.ndarray) -> Callable[[], Any]:
+            ca, cb = cupy.asarray(a), cupy.asarray(b)
+
+            def run() -> Any:
+                out = ca @ cb
+                cupy.cuda.Device().synchronize()
+                return out
+
+            return run
+
+        return "cupy (cuBLAS)", cupy_case
+    except ImportError:
+        return "n/a", None
+
+
+def bench_matmul(sides: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
+    name, reference = reference_matmul()
+    rng = np.random.default_rng(0)
+    rows = []
+    for n in sides:
+        a_np = rng.standard_normal((n, n), dtype=np.float32)
+        b_np = rng.standard_normal((n, n), dtype=np.float32)
+        a, b = minitorch.tensor(a_np, device="cuda"), minitorch.tensor(b_np, device="cuda")
+        seconds = timed(lambda: a @ b, repeats)
+        flops = FLOPS_PER_MULTIPLY_ADD * n**3
+        row: dict[str, Any] = {"n": n, "minitorch_tflops": flops / seconds / TERA, "reference": name}
+        if reference is not None:
+            ref_seconds = timed(reference(a_np, b_np), repeats)
+            row["reference_tflops"] = flops / ref_seconds / TERA
+            row["ratio"] = ref_seconds / seconds
+        rows.append(row)
+        print(f"matmul {n:5d}: {row['minitorch_tflops']:7.2f} TFLOP/s"
+              + (f"   {name} {row['reference_tflops']:7.2f} TFLOP/s   ratio {row['ratio']:.3f}" if "ratio" in row else ""))
+    return rows
+
+
+def peak_bandwidth() -> Optional[float]:
+    """Peak memory bandwidth in bytes/s from the driver's memory clock and bus width."""
+    try:
+        from numba import cuda
+
+        attributes = cuda.get_current_device()
+        clock_khz = attributes.MEMORY_CLOCK_RATE
+        bus_bits = attributes.GLOBAL_MEMORY_BUS_WIDTH
+        return clock_khz * KHZ * TRANSFERS_PER_CLOCK * bus_bits / BITS_PER_BYTE
+    except Exception:
+        return None
+
+
+def bench_elementwise(size: int, repeats: int) -> list[dict[str, Any]]:
+    peak = peak_bandwidth()
+    a = minitorch.rand(size, device="cuda")
+    b = minitorch.rand(size, device="cuda")
+    rows = []
+    for name, fn, tensors_moved in (("a + b", lambda: a + b, 3), ("exp(a)", lambda: a.exp(), 2)):
+        seconds = timed(fn, repeats)
+        bandwidth = tensors_moved * size * FLOAT32_BYTES / seconds
+        row = {"op": name, "elements": size, "gb_per_s": bandwidth / GIGA,
+               "fraction_of_peak": bandwidth / peak if peak else None}
+        rows.append(row)
+        fraction = f"{row['fraction_of_peak']:.2f} of peak {peak / GIGA:.0f} GB/s" if peak else "peak unknown"
+        print(f"{name:7s} {size} float32: {row['gb_per_s']:8.1f} GB/s  ({fraction})")
+    return rows
+
+
+def train_steps_per_second(device: str, hidden: int, steps: int) -> float:
+    """SGD steps per second of a 2-layer MLP on ``device``."""
+    minitorch.manual_seed(0)
+    x = minitorch.randn(MLP_BATCH, MLP_FEATURES, device=device)
+    y = minitorch.randint(0, MLP_CLASSES, (MLP_BATCH,), device=device)
+    w1 = (minitorch.randn(MLP_FEATURES, hidden, device=device) * MLP_FEATURES**-0.5).requires_grad_()
+    w2 = (minitorch.randn(hidden, MLP_CLASSES, device=device) * hidden**-0.5).requires_grad_()
+    one_hot = (minitorch.arange(MLP_CLASSES, device=device) == y.view(-1, 1)).float()
+
+    def step() -> None:
+        logits = (x @ w1).relu() @ w2
+        log_probs = logits - logits.exp().sum(1, keepdim=True).log()
+        loss = -(log_probs * one_hot).sum() / MLP_BATCH
+        loss.backward()
+        with minitorch.no_grad():
+            for w in (w1, w2):
+                w.sub_(w.grad * LEARNING_RATE)
+                w.grad = None
+
+    for _ in range(WARMUP_CALLS):
+        step()
+    if device == "cuda":
+        minitorch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    if device == "cuda":
+        minitorch.cuda.synchronize()
+    return steps / (time.perf_counter() - start)
+
+
+def bench_training(steps: int) -> list[dict[str, Any]]:
+    rows = []
+    for hidden in MLP_HIDDEN:
+        gpu = train_steps_per_second("cuda", hidden, steps)
+        cpu = train_steps_per_second("cpu", hidden, steps)
+        rows.append({"hidden": hidden, "cuda_steps_per_s": gpu, "cpu_steps_per_s": cpu, "speedup": gpu / cpu})
+        print(f"MLP hidden {hidden:5d}: cuda {gpu:8.1f} steps/s   cpu {cpu:8.1f} steps/s   speed-up {gpu / cpu:.2f}x")
+    return rows
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the figures")
+    args = parser.parse_args(argv)
+    reason = gpu_or_reason()
+    if reason is not None:
+        print(f"cuda benchmark skipped: {reason}")
+        return 0
+    repeats = QUICK_REPEATS if args.quick else REPEATS
+    print(f"GPU: {minitorch.cuda.get_device_name()}")
+    results = {
+        "gpu": minitorch.cuda.get_device_name(),
+        "matmul": bench_matmul(QUICK_MATMUL_SIDES if args.quick else MATMUL_SIDES, repeats),
+        "elementwise": bench_elementwise(QUICK_ELEMENTWISE_SIZE if args.quick else ELEMENTWISE_SIZE, repeats),
+        "training": bench_training(MLP_STEPS // 4 if args.quick else MLP_STEPS),
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

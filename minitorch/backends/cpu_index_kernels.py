@@ -1,0 +1,227 @@
+"""Numba kernels of the CPU backend's indexing primitives: ``accumulate``, ``gather``, ``scatter_add``.
+
+The contracts are in :class:`~minitorch.backends.base.Backend`. Each kernel walks its
+tensor as *rows*: every dimension but the last picks a row (its start found once by
+:func:`~minitorch.backends.cpu_kernels.start_position`), and a plain loop runs along the
+last one. The Python functions at the bottom choose a good dimension order first (the
+order of the visits does not change a sum's meaning), check index values, and hand the
+kernels int64 shapes and strides, as :mod:`.cpu` does for the elementwise kernels.
+
+Parallelism: ``gather`` writes each output element once, so its rows are shared between
+threads. ``accumulate`` and ``scatter_add`` may add into one storage element from many
+places; ``accumulate`` runs in parallel only over a dimension whose slices touch disjoint
+storage (proved from the strides, :func:`_disjoint_dim`), ``scatter_add`` runs serially.
+Float16 and bool tensors (which Numba cannot compute on) take NumPy's ``np.add.at`` path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..tensor_data import TensorData, expand_strides
+from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, prange_only, start_position
+
+_NATIVE_KINDS = "fiu"  # dtype kinds the kernels compile for (float16 is excluded below)
+
+
+# ---- kernels ----
+
+
+@njit(**KERNEL_OPTIONS)
+def accumulate_rows(
+    out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
+    src: np.ndarray, src_strides: np.ndarray, first: int, stop: int,
+) -> None:
+    """``out[i] += src[i]`` for the rows ``first <= row < stop``, one element after another."""
+    inner = shape.size - 1
+    width = shape[inner]
+    out_step, src_step = out_strides[inner], src_strides[inner]
+    for row in range(first, stop):
+        out_pos = start_position(row, shape, out_strides, inner)
+        src_pos = start_position(row, shape, src_strides, inner)
+        for j in range(width):
+            out[out_pos + j * out_step] += src[src_pos + j * src_step]
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def accumulate_kernel(
+    out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
+    src: np.ndarray, src_strides: np.ndarray, split_first: bool,
+) -> None:
+    """``out[i] += src[i]`` over ``shape``; threads share dimension 0 when ``split_first``.
+
+    ``split_first`` promises that the slices along dimension 0 touch disjoint storage.
+    """
+    rows = count(shape[:-1])
+    if split_first and shape.size > 1 and count(shape) >= PARALLEL_MIN_WORK:
+        slabs = shape[0]
+        per_slab = rows // slabs
+        for slab in prange(slabs):
+            first = np.int64(slab) * per_slab
+            accumulate_rows(out, shape, out_strides, src, src_strides, first, first + per_slab)
+    else:
+        accumulate_rows(out, shape, out_strides, src, src_strides, 0, rows)
+
+
+@njit(**KERNEL_OPTIONS)
+def gather_rows(
+    out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
+    a: np.ndarray, a_walk: np.ndarray, a_dim_stride: int,
+    index: np.ndarray, index_strides: np.ndarray, first: int, stop: int,
+) -> None:
+    """Rows ``first <= row < stop`` of ``out[i] = a[i with i[dim] = index[i]]``.
+
+    ``a_walk`` is ``a``'s strides with the gathered dimension's set to 0: the position of
+    ``a`` is the walk plus ``index[i] * a_dim_stride``.
+    """
+    inner = shape.size - 1
+    width = shape[inner]
+    for row in range(first, stop):
+        out_pos = start_position(row, shape, out_strides, inner)
+        a_pos = start_position(row, shape, a_walk, inner)
+        index_pos = start_position(row, shape, index_strides, inner)
+        for j in range(width):
+            value = index[index_pos + j * index_strides[inner]]
+            out[out_pos + j * out_strides[inner]] = a[a_pos + j * a_walk[inner] + value * a_dim_stride]
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def gather_kernel(
+    out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
+    a: np.ndarray, a_walk: np.ndarray, a_dim_stride: int,
+    index: np.ndarray, index_strides: np.ndarray,
+) -> None:
+    """``out[i] = a[i with i[dim] = index[i]]`` for every index ``i`` of ``shape``."""
+    rows = count(shape[:-1])
+    if count(shape) < PARALLEL_MIN_WORK:
+        gather_rows(out, shape, out_strides, a, a_walk, a_dim_stride, index, index_strides, 0, rows)
+    else:
+        for row in prange(rows):
+            first = np.int64(row)
+            gather_rows(out, shape, out_strides, a, a_walk, a_dim_stride, index, index_strides, first, first + 1)
+
+
+@njit(**KERNEL_OPTIONS)
+def scatter_add_kernel(
+    out: np.ndarray, out_walk: np.ndarray, out_dim_stride: int, shape: np.ndarray,
+    src: np.ndarray, src_strides: np.ndarray, index: np.ndarray, index_strides: np.ndarray,
+) -> None:
+    """``out[i with i[dim] = index[i]] += src[i]`` for every index ``i`` of ``shape``, serially."""
+    inner = shape.size - 1
+    width = shape[inner]
+    for row in range(count(shape[:-1])):
+        out_pos = start_position(row, shape, out_walk, inner)
+        src_pos = start_position(row, shape, src_strides, inner)
+        index_pos = start_position(row, shape, index_strides, inner)
+        for j in range(width):
+            value = index[index_pos + j * index_strides[inner]]
+            out[out_pos + j * out_walk[inner] + value * out_dim_stride] += src[src_pos + j * src_strides[inner]]
+
+
+# ---- the Python side: layouts, checks, the NumPy path ----
+
+
+def _int64(values: tuple[int, ...] | list[int]) -> np.ndarray:
+    return np.array(values, np.int64)
+
+
+def _native(*tds: TensorData) -> bool:
+    """True when every operand has a dtype the kernels compile for."""
+    return all(td.storage.dtype.kind in _NATIVE_KINDS and td.storage.dtype != np.float16 for td in tds)
+
+
+def _positions(td: TensorData, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """Absolute storage positions of every index of ``shape`` walked with ``strides``."""
+    positions = np.full(shape, td.offset, np.int64)
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        positions += (np.arange(size, dtype=np.int64) * stride).reshape([-1 if e == d else 1 for e in range(len(shape))])
+    return positions
+
+
+def _disjoint_dim(shape: tuple[int, ...], strides: tuple[int, ...], skip: int) -> int:
+    """A dimension (not ``skip``) whose slices touch disjoint storage, or -1.
+
+    Slices along ``d`` are disjoint when one step along ``d`` is longer than the span
+    that all the other dimensions cover together.
+    """
+    best = -1
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        if d == skip or size < 2:
+            continue
+        span = sum((n - 1) * abs(s) for e, (n, s) in enumerate(zip(shape, strides)) if e != d)
+        if abs(stride) > span and (best < 0 or size > shape[best]):
+            best = d
+    return best
+
+
+def accumulate(src: TensorData, out: TensorData) -> None:
+    if out.size == 0:
+        return
+    src_strides = expand_strides(src.shape, src.strides, out.shape)
+    shape, out_strides = out.shape or (1,), out.strides or (1,)
+    src_strides = src_strides or (0,)
+    if not _native(src, out) or src.storage.dtype != out.storage.dtype:
+        values = np.lib.stride_tricks.as_strided(
+            src.buffer, shape, [s * src.storage.itemsize for s in src_strides]
+        ).astype(out.storage.dtype)
+        np.add.at(out.storage, _positions(out, shape, out_strides), values)
+        return
+    # the longest dimension runs innermost, a dimension of disjoint slices outermost
+    last = max(range(len(shape)), key=lambda d: (shape[d], -abs(out_strides[d])))
+    first = _disjoint_dim(shape, out_strides, last)
+    middle = [d for d in range(len(shape)) if d not in (first, last)]
+    order = ([first] if first >= 0 else []) + middle + [last]
+    accumulate_kernel(
+        out.buffer, _int64([shape[d] for d in order]), _int64([out_strides[d] for d in order]),
+        src.buffer, _int64([src_strides[d] for d in order]), first >= 0,
+    )
+
+
+def check_index(index: TensorData, size: int, dim: int) -> None:
+    """IndexError, naming the first bad value, unless every index lies in ``[0, size)``."""
+    if index.size == 0:
+        return
+    values = index.numpy_view()
+    low, high = int(values.min()), int(values.max())
+    if low < 0 or high >= size:
+        bad = low if low < 0 else high
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def gather(a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+    if out.size == 0:
+        return
+    check_index(index, a.shape[dim], dim)
+    if not _native(a, out):
+        out.numpy_view()[...] = _gather_numpy(a.numpy_view(), dim, index.numpy_view())
+        return
+    a_walk = list(a.strides)
+    a_walk[dim] = 0
+    gather_kernel(
+        out.buffer, _int64(out.shape), _int64(out.strides), a.buffer, _int64(a_walk), a.strides[dim],
+        index.buffer, _int64(index.strides),
+    )
+
+
+def _gather_numpy(a: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    """NumPy's gather of ``a`` cut to ``index``'s extent in the other dimensions."""
+    cut = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+    return np.take_along_axis(a[cut], index, dim)
+
+
+def scatter_add(src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
+    if index.size == 0:
+        return
+    check_index(index, out.shape[dim], dim)
+    out_walk = list(out.strides)
+    out_walk[dim] = 0
+    if not _native(src, out) or src.storage.dtype != out.storage.dtype:
+        walk = _positions(out, index.shape, tuple(out_walk))
+        positions = walk + index.numpy_view() * out.strides[dim]
+        np.add.at(out.storage, positions, src.numpy_view()[tuple(slice(0, n) for n in index.shape)].astype(out.storage.dtype))
+        return
+    scatter_add_kernel(
+        out.buffer, _int64(out_walk), out.strides[dim], _int64(index.shape),
+        src.buffer, _int64(src.strides), index.buffer, _int64(index.strides),
+    )

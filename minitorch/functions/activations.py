@@ -1,0 +1,113 @@
+r"""Activations whose backward is simpler written out than traced: softmax, log-softmax, GELU.
+
+Softmax along a dimension, :math:`y_i = e^{x_i} / \sum_j e^{x_j}`, is computed from
+:math:`x - \max_j x_j` (the same result, and no :math:`e^{x}` overflows). Its
+vector-Jacobian product needs only the output:
+
+.. math:: \frac{\partial L}{\partial x_i} = y_i \Big(g_i - \sum_j g_j y_j\Big),
+   \qquad \text{log-softmax: } \frac{\partial L}{\partial x_i} = g_i - e^{y_i} \sum_j g_j .
+
+GELU is :math:`x\,\Phi(x)` with :math:`\Phi` the standard normal CDF, so its derivative is
+:math:`\Phi(x) + x\,\varphi(x)`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd.function import Context, Function
+from ..tensor import Tensor
+
+#: coefficients of the Chebyshev fit of :math:`\mathrm{erfc}` (Numerical Recipes' ``erfcc``):
+#: :math:`\mathrm{erfc}(z) \approx t\,\exp(-z^2 + P(t))`, :math:`t = 1/(1 + z/2)`, relative error below 1.2e-7
+ERFC_COEFFICIENTS = (
+    -1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
+    0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277,
+)
+SQRT_HALF = math.sqrt(0.5)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+#: the tanh form of GELU: :math:`\tfrac12 x (1 + \tanh(\sqrt{2/\pi}\,(x + 0.044715 x^3)))`
+TANH_SCALE = math.sqrt(2.0 / math.pi)
+TANH_CUBIC = 0.044715
+
+
+def erf(x: Tensor) -> Tensor:
+    r"""The error function from ``exp`` and arithmetic (relative error below 1.2e-7)."""
+    z = x.abs()
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = ERFC_COEFFICIENTS[-1]
+    for c in reversed(ERFC_COEFFICIENTS[:-1]):
+        poly = c + t * poly
+    erfc = t * (poly - z * z).exp()
+    return (1.0 - erfc) * x.sign()
+
+
+def normal_cdf(x: Tensor) -> Tensor:
+    r""":math:`\Phi(x) = \tfrac12 (1 + \mathrm{erf}(x / \sqrt 2))`."""
+    return 0.5 * (1.0 + erf(x * SQRT_HALF))
+
+
+class Softmax(Function):
+    r""":math:`y = e^{x - \max x} / \sum e^{x - \max x}` along ``dim``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, dim: int) -> Tensor:
+        # BEGIN SOLUTION 5.2
+        shifted = (x - x.amax(dim, keepdim=True)).exp()
+        y = shifted / shifted.sum(dim, keepdim=True)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        # BEGIN SOLUTION 5.2
+        (y,) = ctx.saved_tensors
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+        # END SOLUTION
+
+
+class LogSoftmax(Function):
+    r""":math:`y = x - \max x - \log \sum e^{x - \max x}` along ``dim``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, dim: int) -> Tensor:
+        # BEGIN SOLUTION 5.2
+        shifted = x - x.amax(dim, keepdim=True)
+        y = shifted - shifted.exp().sum(dim, keepdim=True).log()
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        # BEGIN SOLUTION 5.2
+        (y,) = ctx.saved_tensors
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        # END SOLUTION
+
+
+class GELU(Function):
+    r""":math:`x\,\Phi(x)`, or with ``approximate='tanh'`` the tanh form (see module constants)."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, approximate: str) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        if approximate == "tanh":
+            return 0.5 * x * (1.0 + (TANH_SCALE * (x + TANH_CUBIC * x * x * x)).tanh())
+        return x * normal_cdf(x)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        # BEGIN SOLUTION 5.1
+        (x,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            t = (TANH_SCALE * (x + TANH_CUBIC * x * x * x)).tanh()
+            slope = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * TANH_SCALE * (1.0 + 3.0 * TANH_CUBIC * x * x)
+        else:
+            slope = normal_cdf(x) + x * (-0.5 * x * x).exp() * INV_SQRT_2PI
+        return grad * slope, None
+        # END SOLUTION
