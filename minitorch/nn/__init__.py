@@ -1,0 +1,24 @@
+"""Neural-network building blocks: ``Parameter``, ``Module``, containers, layers and ``init``.
+
+Helpers for later steps append their imports below (``functional``, layers, ``utils``).
+"""
+
+from __future__ import annotations
+
+from . import init
+from .modules import (
+    Identity, Linear, Module, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
+)
+from .parameter import Buffer, Parameter
+
+# ---- step 5: nn.functional and the layers ----
+from . import functional  # noqa: E402
+from .modules import (  # noqa: E402
+    GELU, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss,
+    BCEWithLogitsLoss, Conv1d, Conv2d, CrossEntropyLoss, Dropout, Dropout1d, Dropout2d, Embedding, Flatten, GroupNorm,
+    HuberLoss, L1Loss, LayerNorm, LeakyReLU, LogSoftmax, MaxPool1d, MaxPool2d, MSELoss, MultiheadAttention, NLLLoss,
+    ReLU, SiLU, Sigmoid, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
+)
+
+# ---- step 6: gradient clipping, parameter vectors, skip_init ----
+from . import utils  # noqa: E402

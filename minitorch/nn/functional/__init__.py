@@ -1,0 +1,31 @@
+"""``minitorch.nn.functional``: the stateless layer operations (``import minitorch.nn.functional as F``).
+
+One file per topic: activations, the linear map, convolution, pooling, normalisation,
+dropout, lookups (embedding, one-hot), padding, losses and attention.
+"""
+
+from __future__ import annotations
+
+from ...functions.indexing import gather, index_select, scatter_add
+from .activation import gelu, leaky_relu, log_softmax, relu, relu_, sigmoid, silu, softmax, softplus, tanh
+from .attention import multi_head_attention, scaled_dot_product_attention
+from .conv import conv1d, conv2d
+from .dropout import dropout, dropout1d, dropout2d
+from .linear import bilinear, linear
+from .loss import (
+    binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
+    smooth_l1_loss,
+)
+from .normalization import batch_norm, group_norm, layer_norm
+from .padding import pad
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from .sparse import embedding, one_hot
+
+__all__ = [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout",
+    "dropout1d", "dropout2d", "embedding", "gather", "gelu", "group_norm", "huber_loss", "index_select", "l1_loss",
+    "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "max_pool2d", "mse_loss",
+    "multi_head_attention", "nll_loss", "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention",
+    "scatter_add", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+]

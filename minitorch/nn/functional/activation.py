@@ -1,0 +1,105 @@
+r"""Activation functions: elementwise nonlinearities and the softmax family.
+
+Each is a function of the input alone; their gradients come from the autograd Functions
+they are built of (``relu``, ``sigmoid``, ``tanh``, ``where``) or, for softmax,
+log-softmax and GELU, from the Functions in :mod:`minitorch.functions.activations`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Optional
+
+from ... import dtypes
+from ...functions.activations import GELU, LogSoftmax, Softmax
+from ...tensor import Tensor, _normalize_dim, where
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+def _in_place(input: Tensor, result: Tensor, inplace: bool) -> Tensor:  # noqa: A002 - PyTorch's name
+    """``result``, or ``input`` overwritten with it when ``inplace`` (autograd follows the write)."""
+    return input.copy_(result) if inplace else result
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    r""":math:`\max(0, x)`."""
+    # BEGIN SOLUTION 5.1
+    return _in_place(input, input.relu(), inplace)
+    # END SOLUTION
+
+
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    return relu(input, inplace=True)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+    r""":math:`x` for :math:`x > 0`, else :math:`\mathrm{negative\_slope} \cdot x`."""
+    # BEGIN SOLUTION 5.1
+    return _in_place(input, where(input > 0, input, input * negative_slope), inplace)
+    # END SOLUTION
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    r""":math:`x\,\Phi(x)`, :math:`\Phi` the standard normal CDF (``approximate='tanh'``: its tanh form)."""
+    if approximate not in GELU_APPROXIMATIONS:
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return GELU.apply(_floating(input), approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    r""":math:`x\,\sigma(x)` (also called swish)."""
+    # BEGIN SOLUTION 5.1
+    return _in_place(input, input * input.sigmoid(), inplace)
+    # END SOLUTION
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    r""":math:`1 / (1 + e^{-x})`."""
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return input.tanh()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+    r""":math:`\tfrac{1}{\beta}\log(1 + e^{\beta x})`, linear where :math:`\beta x > \mathrm{threshold}`."""
+    scaled = input * beta
+    # log(1 + e^s) = max(s, 0) + log(1 + e^{-|s|}): no overflow for large s
+    smooth = (scaled.relu() + (1.0 + (-scaled.abs()).exp()).log()) / beta
+    return where(scaled > threshold, input, smooth)
+
+
+def _floating(input: Tensor) -> Tensor:  # noqa: A002
+    return input if input.dtype.is_floating_point else input.to(dtypes.get_default_dtype())
+
+
+def _softmax_dim(name: str, ndim: int) -> int:
+    """PyTorch's legacy choice of dimension when none is given (with its warning)."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_input(name: str, input: Tensor, dim: Optional[int], dtype: Any) -> tuple[Tensor, int]:  # noqa: A002
+    if dim is None:
+        dim = _softmax_dim(name, input.dim())
+    source = input.to(dtypes.as_dtype(dtype)) if dtype is not None else _floating(input)
+    if source.dim() == 0:
+        return source.view(1), 0
+    return source, _normalize_dim(dim, source.dim())
+
+
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
+    r""":math:`e^{x_i} / \sum_j e^{x_j}` along ``dim`` (computed stably from :math:`x - \max x`)."""
+    source, d = _softmax_input("softmax", input, dim, dtype)
+    return Softmax.apply(source, d).view(input.shape)
+
+
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
+    r""":math:`x_i - \log \sum_j e^{x_j}` along ``dim``, finite wherever the inputs are."""
+    source, d = _softmax_input("log_softmax", input, dim, dtype)
+    return LogSoftmax.apply(source, d).view(input.shape)

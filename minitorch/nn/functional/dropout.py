@@ -1,0 +1,48 @@
+r"""Dropout: during training, zero each element with probability :math:`p` and scale the
+survivors by :math:`1/(1-p)`, so the expected value of every element is unchanged."""
+
+from __future__ import annotations
+
+from ...creation import rand
+from ...tensor import Tensor
+
+
+def _check_probability(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    r""":math:`x \cdot m / (1 - p)` with :math:`m_i \sim \mathrm{Bernoulli}(1 - p)`; the identity when not training."""
+    _check_probability(p)
+    if not training or p == 0.0:
+        return input
+    # BEGIN SOLUTION 5.6
+    if p == 1.0:
+        result = input * 0.0
+    else:
+        keep = rand(*input.shape, dtype=input.dtype, device=input.device) >= p
+        result = input * keep.to(input.dtype) * (1.0 / (1.0 - p))
+    # END SOLUTION
+    return input.copy_(result) if inplace else result
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Dropout of whole channels of ``(N, C, L)`` or ``(C, L)`` input."""
+    return _channel_dropout(input, p, training, inplace, spatial_dims=1)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Dropout of whole channels (feature maps) of ``(N, C, H, W)`` or ``(C, H, W)`` input."""
+    return _channel_dropout(input, p, training, inplace, spatial_dims=2)
+
+
+def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, spatial_dims: int) -> Tensor:  # noqa: A002
+    _check_probability(p)
+    if not training or p == 0.0:
+        return input
+    mask_shape = tuple(input.shape[: input.dim() - spatial_dims]) + (1,) * spatial_dims
+    keep = rand(*mask_shape, dtype=input.dtype, device=input.device) >= p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    result = input * keep.to(input.dtype) * scale
+    return input.copy_(result) if inplace else result

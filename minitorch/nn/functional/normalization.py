@@ -1,0 +1,113 @@
+r"""Normalisation layers: subtract a mean, divide by a standard deviation, then scale and shift.
+
+.. math:: y = \frac{x - \mathrm{E}[x]}{\sqrt{\mathrm{Var}[x] + \epsilon}} \cdot \gamma + \beta
+
+The variance is the biased one (divide by :math:`n`). The layers differ in which elements
+share one mean: layer norm over the trailing ``normalized_shape`` of each sample, batch
+norm per channel over the batch and spatial positions, group norm per group of channels.
+All are compositions of differentiable tensor ops, so autograd supplies the backward.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+from ...autograd import no_grad
+from ...tensor import Tensor
+from ._utils import shape_list
+
+
+def _normalize(x: Tensor, dims: tuple[int, ...], eps: float) -> Tensor:
+    r""":math:`(x - \bar x) / \sqrt{\sigma^2 + \epsilon}` with mean and biased variance over ``dims``."""
+    # BEGIN SOLUTION 5.6
+    centered = x - x.mean(dims, keepdim=True)
+    variance = (centered * centered).mean(dims, keepdim=True)
+    return centered / (variance + eps).sqrt()
+    # END SOLUTION
+
+
+def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,  # noqa: A002
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over its trailing ``normalized_shape`` dimensions."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={shape_list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
+            f"but got input of size{shape_list(input.shape)}"
+        )
+    out = _normalize(input, tuple(range(input.dim() - k, input.dim())), eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def _per_channel(t: Tensor, ndim: int) -> Tensor:
+    """A ``(C,)`` tensor shaped to broadcast along dimension 1 of an ``ndim``-dimensional input."""
+    return t.view(-1, *(1,) * (ndim - 2))
+
+
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],  # noqa: A002
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    r"""Normalise each channel (dimension 1) over the batch and every spatial position.
+
+    Training uses the batch's statistics and, when running buffers are given, updates them in
+    place: :math:`r \leftarrow (1 - m)\,r + m\,s`, with the *unbiased* variance of the batch
+    for ``running_var``. Evaluation uses the running statistics.
+    """
+    if input.dim() < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    dims = (0,) + tuple(range(2, input.dim()))
+    count = input.numel() // channels if channels else 0
+    # BEGIN SOLUTION 5.6
+    if training:
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size {input.shape}"
+            )
+        out = _normalize(input, dims, eps)
+        if running_mean is not None or running_var is not None:
+            with no_grad():
+                batch_mean = input.detach().mean(dims)
+                if running_mean is not None:
+                    running_mean.mul_(1.0 - momentum).add_(batch_mean * momentum)
+                if running_var is not None:
+                    centered = input.detach() - _per_channel(batch_mean, input.dim())
+                    unbiased = (centered * centered).sum(dims) / (count - 1)
+                    running_var.mul_(1.0 - momentum).add_(unbiased * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean = _per_channel(running_mean, input.dim())
+        std = (_per_channel(running_var, input.dim()) + eps).sqrt()
+        out = (input - mean) / std
+    if weight is not None:
+        out = out * _per_channel(weight, input.dim())
+    if bias is not None:
+        out = out + _per_channel(bias, input.dim())
+    return out
+    # END SOLUTION
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,  # noqa: A002
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each sample's channels in ``num_groups`` groups, over the group's channels and positions."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    batch, channels = input.shape[0], input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of shape {shape_list(input.shape)} and num_groups={num_groups}")
+    grouped = input.reshape(batch, num_groups, -1)
+    out = _normalize(grouped, (2,), eps).view(input.shape)
+    if weight is not None:
+        out = out * _per_channel(weight, input.dim())
+    if bias is not None:
+        out = out + _per_channel(bias, input.dim())
+    return out

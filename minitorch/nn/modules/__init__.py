@@ -1,0 +1,33 @@
+"""Module classes: the base ``Module``, containers and layers."""
+
+from __future__ import annotations
+
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .linear import Identity, Linear
+from .module import Module
+
+__all__ = ["Identity", "Linear", "Module", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+
+# ---- step 5: layers ----
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, Softmax, Softplus, Tanh  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402
+from .conv import Conv1d, Conv2d  # noqa: E402
+from .dropout import Dropout, Dropout1d, Dropout2d  # noqa: E402
+from .flatten import Flatten, Unflatten  # noqa: E402
+from .loss import (  # noqa: E402
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
+)
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm  # noqa: E402
+from .pooling import (  # noqa: E402
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+)
+from .sparse import Embedding  # noqa: E402
+
+LAYERS = [
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
+    "BatchNorm2d", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Embedding", "Flatten",
+    "GELU", "GroupNorm", "HuberLoss", "L1Loss", "LayerNorm", "LeakyReLU", "LogSoftmax", "MSELoss", "MaxPool1d",
+    "MaxPool2d", "MultiheadAttention", "NLLLoss", "ReLU", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus",
+    "Tanh", "Unflatten",
+]
+__all__ += LAYERS

@@ -1,0 +1,66 @@
+r"""``Linear`` (:math:`y = x W^\top + b`) and ``Identity``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...creation import empty
+from ...tensor import Tensor
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Identity", "Linear"]
+
+#: Linear's default init is kaiming_uniform_ with this negative slope, which makes the weight
+#: bound :math:`1/\sqrt{\text{fan\_in}}` (the same bound as the bias)
+DEFAULT_INIT_SLOPE = math.sqrt(5)
+
+
+class Identity(Module):
+    """Returns its input unchanged; any constructor arguments are ignored."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
+        return input
+
+
+class Linear(Module):
+    r"""An affine map :math:`y = x W^\top + b` with ``W`` of shape ``(out_features, in_features)``.
+
+    Both ``W`` and ``b`` start uniform in :math:`[-1/\sqrt{\text{in\_features}}, 1/\sqrt{\text{in\_features}}]`,
+    as in PyTorch.
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's default: kaiming-uniform weight (a = sqrt(5)), bias uniform in :math:`\\pm 1/\\sqrt{\\text{fan\\_in}}`."""
+        # BEGIN SOLUTION 4.6
+        init.kaiming_uniform_(self.weight, a=DEFAULT_INIT_SLOPE)
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+        # END SOLUTION
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
+        # BEGIN SOLUTION 4.6
+        out = input @ self.weight.t()
+        return out + self.bias if self.bias is not None else out
+        # END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

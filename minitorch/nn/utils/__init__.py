@@ -1,0 +1,12 @@
+"""``nn.utils``: gradient clipping, parameter vectors and ``skip_init``."""
+
+from __future__ import annotations
+
+from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .init import skip_init
+
+__all__ = [
+    "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "parameters_to_vector",
+    "skip_init", "vector_to_parameters",
+]
