@@ -34,7 +34,6 @@ def _arrays(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
     return graph.X.numpy(), graph.y.numpy()
 
 
-@pytest.mark.task("9.1")
 def test_registry_names() -> None:
     assert set(DATASETS) == {"simple", "diag", "split", "xor", "circle", "spiral"}
 
@@ -102,3 +101,60 @@ def test_odd_and_empty_sizes(name: str) -> None:
     for n in (0, 1, 7):
         graph = DATASETS[name](n, seed=SEED)
         assert graph.X.shape == (n, 2) and graph.y.shape == (n,)
+
+
+# ---- the handwritten digits (scikit-learn's bundled copy; the dev extra installs it) ----
+
+DIGITS_TOTAL = 1797
+
+
+def _sklearn_digits() -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.datasets import load_digits
+
+    bunch = load_digits()
+    return bunch.data, bunch.target
+
+
+def test_digits_are_sklearns_images_scaled_to_the_unit_interval() -> None:
+    from minitorch.datasets import digits
+
+    data = digits()
+    pixels, labels = _sklearn_digits()
+    assert len(data) == DIGITS_TOTAL
+    assert data.X.shape == (DIGITS_TOTAL, 64) and data.X.dtype == minitorch.float32
+    assert data.y.shape == (DIGITS_TOTAL,) and data.y.dtype == minitorch.int64
+    np.testing.assert_allclose(data.X.numpy(), pixels / 16.0, rtol=1e-6)
+    np.testing.assert_array_equal(data.y.numpy(), labels)
+    assert data.images.shape == (DIGITS_TOTAL, 1, 8, 8)
+    np.testing.assert_array_equal(data.images.numpy()[5, 0], data.X.numpy()[5].reshape(8, 8))
+    assert len(digits(10)) == 10
+
+
+def test_digits_split_is_a_seeded_partition() -> None:
+    from minitorch.datasets import digits_split
+
+    train, test = digits_split(test_fraction=0.25, seed=SEED)
+    assert len(test) == round(DIGITS_TOTAL * 0.25) and len(train) + len(test) == DIGITS_TOTAL
+    pixels, _ = _sklearn_digits()
+    # every image lands in exactly one part: compare the multisets of rows
+    rows = np.concatenate([train.X.numpy(), test.X.numpy()])
+    key = lambda a: np.lexsort(a.T[::-1])  # noqa: E731
+    np.testing.assert_allclose(rows[key(rows)], (pixels / 16.0)[key(pixels / 16.0)], rtol=1e-6)
+    assert set(np.unique(test.y.numpy())) == set(range(10))
+    again_train, _ = digits_split(test_fraction=0.25, seed=SEED)
+    other_train, _ = digits_split(test_fraction=0.25, seed=OTHER_SEED)
+    np.testing.assert_array_equal(again_train.y.numpy(), train.y.numpy())
+    assert not np.array_equal(other_train.y.numpy(), train.y.numpy())
+    with pytest.raises(ValueError, match="test_fraction must lie strictly between 0 and 1, got 1.0"):
+        digits_split(test_fraction=1.0)
+
+
+def test_digits_without_scikit_learn_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from minitorch.datasets import digits
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    with pytest.raises(ImportError, match=r"minitorch\[digits\]"):
+        digits()

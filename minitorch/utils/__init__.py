@@ -1,5 +1,5 @@
-"""Utilities: hook handles (and, in later steps, data loading)."""
+"""Utilities: hook handles and data loading (``utils.data``)."""
 
-from . import hooks
+from . import data, hooks
 
-__all__ = ["hooks"]
+__all__ = ["data", "hooks"]

@@ -1,0 +1,67 @@
+"""Adagrad: each coordinate's step shrinks with the sum of its squared gradients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..creation import full_like, tensor
+from ..tensor import Tensor
+from .adam import next_step
+from .optimizer import Optimizer, ParamGroup, ParamsT
+
+DEFAULT_LR = 1e-2
+DEFAULT_EPS = 1e-10
+
+
+class Adagrad(Optimizer):
+    r"""Adagrad (Duchi, Hazan and Singer, 2011).
+
+    .. math::
+        \gamma_t = \frac{\gamma}{1 + (t-1)\,\eta},\qquad s_t = s_{t-1} + g_t^2,\qquad
+        \theta_t = \theta_{t-1} - \gamma_t\, \frac{g_t}{\sqrt{s_t} + \epsilon}
+
+    with :math:`\eta` = ``lr_decay`` and :math:`s_0` = ``initial_accumulator_value``. Like
+    PyTorch, the state (``step``, ``sum``) is created when the optimizer is, from the
+    constructor's ``initial_accumulator_value`` (a group's own value only counts for groups
+    added later with ``add_param_group``).
+    """
+
+    def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = DEFAULT_EPS, *, maximize: bool = False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "maximize": maximize}
+        super().__init__(params, defaults)
+        # like PyTorch, every parameter given here starts from the constructor's value,
+        # even in a group that names its own ``initial_accumulator_value``
+        for group in self.param_groups:
+            for param in group["params"]:
+                self.state[param] = _initial_state(param, initial_accumulator_value)
+
+    def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
+        if not state:  # a parameter of a group added after construction
+            state.update(_initial_state(param, group["initial_accumulator_value"]))
+        # BEGIN SOLUTION 6.4
+        if group["maximize"]:
+            grad = -grad
+        step = next_step(state)
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * param
+        step_lr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        state["sum"].add_(grad * grad)
+        param.sub_(grad / (state["sum"].sqrt() + group["eps"]), alpha=step_lr)
+        # END SOLUTION
+
+
+def _initial_state(param: Tensor, initial_accumulator_value: float) -> dict[str, Any]:
+    """Step count 0 and the sum of squared gradients filled with ``initial_accumulator_value``."""
+    return {"step": tensor(0.0), "sum": full_like(param, initial_accumulator_value)}

@@ -1,0 +1,91 @@
+"""Adam: per-coordinate steps from bias-corrected running moments of the gradient."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..creation import tensor, zeros_like
+from ..tensor import Tensor
+from .optimizer import Optimizer, ParamGroup, ParamsT
+
+DEFAULT_LR = 1e-3
+DEFAULT_BETAS = (0.9, 0.999)
+DEFAULT_EPS = 1e-8
+
+
+def check_adam_options(lr: float, betas: tuple[float, float], eps: float, weight_decay: float) -> None:
+    """Raise ``ValueError`` naming the first option out of range (PyTorch's checks)."""
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    for index, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def next_step(state: dict[str, Any]) -> int:
+    """Count one more step in ``state["step"]`` (a float32 0-d tensor, as PyTorch keeps it)."""
+    state["step"].add_(1)
+    return int(state["step"].item())
+
+
+def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup, decoupled: bool) -> None:
+    r"""One Adam (``decoupled=False``) or AdamW (``decoupled=True``) step for one parameter.
+
+    .. math::
+        m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t,\qquad v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2,\\
+        \theta_t = \theta_{t-1} - \frac{\gamma}{1-\beta_1^t}\,
+        \frac{m_t}{\sqrt{\hat v_t}/\sqrt{1-\beta_2^t} + \epsilon}
+
+    with :math:`\hat v_t = v_t`, or its running maximum with ``amsgrad``. Adam adds
+    ``weight_decay`` times :math:`\theta` to :math:`g_t`; AdamW instead shrinks
+    :math:`\theta` by the factor :math:`1 - \gamma\lambda` before the step.
+    """
+    # BEGIN SOLUTION 6.2
+    if not state:
+        state["step"] = tensor(0.0)
+        state["exp_avg"] = zeros_like(param)
+        state["exp_avg_sq"] = zeros_like(param)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros_like(param)
+    lr, weight_decay, eps = group["lr"], group["weight_decay"], group["eps"]
+    beta1, beta2 = group["betas"]
+    if group["maximize"]:
+        grad = -grad
+    step = next_step(state)
+    if weight_decay != 0:
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad + weight_decay * param
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+    exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+    bias_correction1 = 1 - beta1**step
+    bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+    second_moment = exp_avg_sq
+    if group["amsgrad"]:
+        state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(exp_avg_sq))
+        second_moment = state["max_exp_avg_sq"]
+    denominator = second_moment.sqrt() / bias_correction2_sqrt + eps
+    param.sub_(exp_avg / denominator, alpha=lr / bias_correction1)
+    # END SOLUTION
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba, 2015); ``amsgrad`` keeps the running maximum of the second moment."""
+
+    def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,
+                 eps: float = DEFAULT_EPS, weight_decay: float = 0, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        check_adam_options(lr, betas, eps, weight_decay)
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize}
+        super().__init__(params, defaults)
+
+    def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
+        adam_update(param, grad, state, group, decoupled=False)

@@ -1,0 +1,75 @@
+"""RMSprop: divide the gradient by a running root mean square of its recent values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..creation import tensor, zeros_like
+from ..tensor import Tensor
+from .adam import next_step
+from .optimizer import Optimizer, ParamGroup, ParamsT
+
+DEFAULT_LR = 1e-2
+DEFAULT_ALPHA = 0.99
+DEFAULT_EPS = 1e-8
+
+
+class RMSprop(Optimizer):
+    r"""RMSprop (Hinton's lecture notes), optionally centred and with momentum.
+
+    .. math::
+        v_t = \alpha v_{t-1} + (1-\alpha) g_t^2,\qquad
+        d_t = \sqrt{v_t - \bar g_t^{\,2}} + \epsilon\ \ (\text{centred; } \bar g_t = \alpha \bar g_{t-1} + (1-\alpha) g_t)
+        \ \text{ or }\ \sqrt{v_t} + \epsilon,
+
+    then :math:`\theta_t = \theta_{t-1} - \gamma\, g_t / d_t`, or with momentum
+    :math:`b_t = \mu b_{t-1} + g_t / d_t` and :math:`\theta_t = \theta_{t-1} - \gamma b_t`.
+    """
+
+    def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, alpha: float = DEFAULT_ALPHA,
+                 eps: float = DEFAULT_EPS, weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
+                 maximize: bool = False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
+                    "centered": centered, "maximize": maximize}
+        super().__init__(params, defaults)
+
+    def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
+        # BEGIN SOLUTION 6.3
+        if not state:
+            state["step"] = tensor(0.0)
+            state["square_avg"] = zeros_like(param)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = zeros_like(param)
+            if group["centered"]:
+                state["grad_avg"] = zeros_like(param)
+        alpha = group["alpha"]
+        if group["maximize"]:
+            grad = -grad
+        next_step(state)
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * param
+        square_avg = state["square_avg"]
+        square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha)
+            average = (square_avg - grad_avg * grad_avg).sqrt() + group["eps"]
+        else:
+            average = square_avg.sqrt() + group["eps"]
+        if group["momentum"] > 0:
+            buffer = state["momentum_buffer"]
+            buffer.mul_(group["momentum"]).add_(grad / average)
+            param.sub_(buffer, alpha=group["lr"])
+        else:
+            param.sub_(grad / average, alpha=group["lr"])
+        # END SOLUTION

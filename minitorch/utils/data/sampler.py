@@ -1,0 +1,131 @@
+"""Samplers: the order in which a loader visits a dataset's indices, and how it groups them."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Optional, Sequence, Sized
+
+import numpy as np
+
+from ... import random
+
+#: the range a fresh seed is drawn from when a sampler has no generator of its own
+SEED_BOUND = 2**63
+
+
+def _numpy_generator(generator: Optional[Any]) -> np.random.Generator:
+    """The NumPy generator to draw from: ``generator``'s, or a fresh one seeded from the global generator.
+
+    Without a generator each call draws one number from the global generator, so
+    :func:`minitorch.manual_seed` fixes every epoch's order, and two epochs differ.
+    """
+    if generator is None:
+        return np.random.default_rng(int(random.default_generator().integers(SEED_BOUND)))
+    if isinstance(generator, np.random.Generator):
+        return generator
+    return generator.numpy_generator()
+
+
+def permutation(n: int, generator: Optional[Any] = None) -> np.ndarray:
+    """A random order of ``0 .. n-1`` (int64)."""
+    return _numpy_generator(generator).permutation(n).astype(np.int64)
+
+
+class Sampler:
+    """An iterable over dataset indices (subclasses write ``__iter__`` and usually ``__len__``)."""
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``."""
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation of the indices each pass (or ``num_samples`` draws with ``replacement``)."""
+
+    def __init__(self, data_source: Sized, replacement: bool = False, num_samples: Optional[int] = None,
+                 generator: Optional[Any] = None) -> None:
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        # BEGIN SOLUTION 9.3
+        n = len(self.data_source)
+        rng = _numpy_generator(self.generator)
+        if self.replacement:
+            yield from rng.integers(n, size=self.num_samples).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from rng.permutation(n).tolist()
+        yield from rng.permutation(n)[: self.num_samples % n].tolist()
+        # END SOLUTION
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices, in a random order each pass."""
+
+    def __init__(self, indices: Sequence[int], generator: Optional[Any] = None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        for position in permutation(len(self.indices), self.generator).tolist():
+            yield self.indices[position]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Group another sampler's indices into lists of ``batch_size`` (the last one shorter unless ``drop_last``)."""
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        # BEGIN SOLUTION 9.2
+        batch: list[int] = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+        # END SOLUTION
+
+    def __len__(self) -> int:
+        count = len(self.sampler)  # type: ignore[arg-type]
+        return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
+
+
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
