@@ -9,7 +9,7 @@ TORCH_VERSION := 2.13.0
 TORCH_STAMP := $(VENV)/.torch-$(TORCH_VERSION)
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: demo test bench lab clean
+.PHONY: demo test bench lab docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-* && touch $@
 
 demo: $(STAMP)
-	$(BIN)/python -m minitorch.demo
+	$(BIN)/minitorch train --out out/demo.png
 
 $(TORCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
@@ -29,6 +29,10 @@ test: $(STAMP) $(TORCH_STAMP)
 
 bench: $(STAMP) $(TORCH_STAMP)
 	$(BIN)/python bench/run.py
+
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --quiet
+	@echo "site written to out/site (open out/site/index.html)"
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab

@@ -12,6 +12,7 @@ from .creation import (
     numel, ones, ones_like, rand, rand_like, randint, randn, randn_like, stack, tensor, zeros, zeros_like,
 )
 from .device import device
+from .generator import Generator
 from .dtypes import (
     bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
 )
@@ -21,13 +22,17 @@ from .functional_api import (
     unsqueeze, var,
 )
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
 from .tensor import Tensor, matmul, where
+from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16
 float = float32  # noqa: A001 - PyTorch's public names
 double = float64
 long = int64
 int = int32  # noqa: A001
+
+from . import nn  # noqa: E402 - after the tensor API it builds on
 
 __version__ = "0.1.0"
