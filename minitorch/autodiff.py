@@ -35,7 +35,7 @@ def central_difference(
         arg: which argument :math:`i` to differentiate in.
         epsilon: the step :math:`\epsilon`.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 1.1
     above = list(vals)
     below = list(vals)
     above[arg] += epsilon
@@ -90,7 +90,7 @@ def topological_sort(variable: Variable) -> list[Variable]:
     Returns:
         The non-constant variables of the graph, ``variable`` first.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 1.4
     # An explicit stack instead of recursion, so long graphs don't hit Python's recursion
     # limit. Each entry is (variable, parents_done): we see a variable twice, once to push
     # its parents and once, after they are all recorded, to record it.
@@ -125,7 +125,7 @@ def backpropagate(variable: Variable, deriv: Any) -> None:
         variable: the output to differentiate.
         deriv: :math:`\frac{\partial \text{out}}{\partial \text{variable}}`, usually 1.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 1.4
     derivatives: dict[int, Any] = {variable.unique_id: deriv}
     for var in topological_sort(variable):
         d_var = derivatives.pop(var.unique_id)

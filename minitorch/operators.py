@@ -17,42 +17,42 @@ CLOSE_TOLERANCE = 1e-2
 
 def mul(x: float, y: float) -> float:
     """:math:`x \\cdot y`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x * y
     # END SOLUTION
 
 
 def identity(x: float) -> float:
     """:math:`x`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x
     # END SOLUTION
 
 
 def add(x: float, y: float) -> float:
     """:math:`x + y`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x + y
     # END SOLUTION
 
 
 def sub(x: float, y: float) -> float:
     """:math:`x - y`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x - y
     # END SOLUTION
 
 
 def neg(x: float) -> float:
     """:math:`-x`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return -x
     # END SOLUTION
 
 
 def div(x: float, y: float) -> float:
     """:math:`x / y`, with IEEE results for a zero divisor (``inf`` or ``nan``) as tensors give."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     if y == 0:
         if x == 0 or x != x:
             return math.nan
@@ -63,7 +63,7 @@ def div(x: float, y: float) -> float:
 
 def lt(x: float, y: float) -> bool:
     """:math:`x < y`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x < y
     # END SOLUTION
 
@@ -85,7 +85,7 @@ def ge(x: float, y: float) -> bool:
 
 def eq(x: float, y: float) -> bool:
     """:math:`x = y`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x == y
     # END SOLUTION
 
@@ -97,21 +97,21 @@ def ne(x: float, y: float) -> bool:
 
 def maximum(x: float, y: float) -> float:
     """The larger of ``x`` and ``y``; NaN if either is NaN (as PyTorch's ``maximum``)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x if (x > y or x != x) else y
     # END SOLUTION
 
 
 def minimum(x: float, y: float) -> float:
     """The smaller of ``x`` and ``y``; NaN if either is NaN."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x if (x < y or x != x) else y
     # END SOLUTION
 
 
 def is_close(x: float, y: float) -> bool:
     """:math:`|x - y| < 10^{-2}`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return abs(x - y) < CLOSE_TOLERANCE
     # END SOLUTION
 
@@ -119,7 +119,7 @@ def is_close(x: float, y: float) -> bool:
 def sigmoid(x: float) -> float:
     r""":math:`\sigma(x) = \frac{1}{1 + e^{-x}}`, computed as :math:`\frac{e^x}{1 + e^x}` for
     :math:`x < 0` so that neither branch overflows."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     if x >= 0:
         return 1.0 / (1.0 + math.exp(-x))
     z = math.exp(x)
@@ -129,14 +129,14 @@ def sigmoid(x: float) -> float:
 
 def relu(x: float) -> float:
     """:math:`\\max(x, 0)`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return x if (x > 0 or x != x) else 0.0
     # END SOLUTION
 
 
 def log(x: float) -> float:
     """:math:`\\ln x` (``-inf`` at 0 and NaN below, as tensors give)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     if x == 0:
         return -math.inf
     if x < 0 or x != x:
@@ -147,7 +147,7 @@ def log(x: float) -> float:
 
 def exp(x: float) -> float:
     """:math:`e^x` (``inf`` on overflow)."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     try:
         return math.exp(x)
     except OverflowError:
@@ -189,28 +189,28 @@ def power(x: float, y: float) -> float:
 
 def inv(x: float) -> float:
     """:math:`1/x`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.1
     return div(1.0, x)
     # END SOLUTION
 
 
 def log_back(x: float, d: float) -> float:
     r""":math:`d \cdot \frac{d}{dx}\ln x = \frac{d}{x}`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.2
     return div(d, x)
     # END SOLUTION
 
 
 def inv_back(x: float, d: float) -> float:
     r""":math:`d \cdot \frac{d}{dx}\frac{1}{x} = -\frac{d}{x^2}`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.2
     return neg(div(d, x * x))
     # END SOLUTION
 
 
 def relu_back(x: float, d: float) -> float:
     r""":math:`d \cdot \mathbb{1}[x > 0]`"""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.2
     return d if x > 0 else 0.0
     # END SOLUTION
 
@@ -220,7 +220,7 @@ def relu_back(x: float, d: float) -> float:
 
 def map_each(fn: Callable[[float], float]) -> Callable[[Iterable[float]], list[float]]:
     """Lift ``fn`` to act on each element of a list."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.3
     def apply(values: Iterable[float]) -> list[float]:
         return [fn(v) for v in values]
 
@@ -230,7 +230,7 @@ def map_each(fn: Callable[[float], float]) -> Callable[[Iterable[float]], list[f
 
 def zip_with(fn: Callable[[float, float], float]) -> Callable[[Iterable[float], Iterable[float]], list[float]]:
     """Lift ``fn`` to combine two lists element by element."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.3
     def apply(xs: Iterable[float], ys: Iterable[float]) -> list[float]:
         return [fn(x, y) for x, y in zip(xs, ys)]
 
@@ -240,7 +240,7 @@ def zip_with(fn: Callable[[float, float], float]) -> Callable[[Iterable[float], 
 
 def reduce(fn: Callable[[float, float], float], start: float) -> Callable[[Iterable[float]], float]:
     r"""Lift ``fn`` to fold a list: :math:`fn(\dots fn(fn(start, x_0), x_1) \dots, x_n)`."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.3
     def apply(values: Iterable[float]) -> float:
         result = start
         for v in values:
@@ -253,27 +253,27 @@ def reduce(fn: Callable[[float, float], float], start: float) -> Callable[[Itera
 
 def neg_list(values: Iterable[float]) -> list[float]:
     """Negate every element, using :func:`map_each`."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.3
     return map_each(neg)(values)
     # END SOLUTION
 
 
 def add_lists(xs: Iterable[float], ys: Iterable[float]) -> list[float]:
     """Add two lists element by element, using :func:`zip_with`."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.3
     return zip_with(add)(xs, ys)
     # END SOLUTION
 
 
 def sum_list(values: Iterable[float]) -> float:
     """Sum a list, using :func:`reduce`."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.3
     return reduce(add, 0.0)(values)
     # END SOLUTION
 
 
 def prod_list(values: Iterable[float]) -> float:
     """Multiply a list together, using :func:`reduce`."""
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION 0.3
     return reduce(mul, 1.0)(values)
     # END SOLUTION

@@ -161,7 +161,7 @@ class Scalar:
         :math:`d \cdot \frac{\partial f}{\partial x_i}`, where :math:`d` is ``d_output``."""
         history = self.history
         assert history is not None and history.last_fn is not None and history.ctx is not None
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.3
         derivatives = history.last_fn._backward(history.ctx, d_output)
         return list(zip(history.inputs, derivatives))
         # END SOLUTION

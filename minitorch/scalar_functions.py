@@ -72,13 +72,13 @@ class Add(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float, b: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         return operators.add(a, b)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> tuple[float, float]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         return d_output, d_output
         # END SOLUTION
 
@@ -89,14 +89,14 @@ class Mul(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float, b: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         ctx.save_for_backward(a, b)
         return operators.mul(a, b)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> tuple[float, float]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         a, b = ctx.saved_values
         return operators.mul(b, d_output), operators.mul(a, d_output)
         # END SOLUTION
@@ -107,14 +107,14 @@ class Inv(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         ctx.save_for_backward(a)
         return operators.inv(a)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         (a,) = ctx.saved_values
         return operators.inv_back(a, d_output)
         # END SOLUTION
@@ -125,13 +125,13 @@ class Neg(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         return operators.neg(a)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         return operators.neg(d_output)
         # END SOLUTION
 
@@ -141,7 +141,7 @@ class Sigmoid(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         out = operators.sigmoid(a)
         ctx.save_for_backward(out)
         return out
@@ -149,7 +149,7 @@ class Sigmoid(ScalarFunction):
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         (out,) = ctx.saved_values
         return operators.mul(d_output, operators.mul(out, operators.sub(1.0, out)))
         # END SOLUTION
@@ -160,14 +160,14 @@ class ReLU(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         ctx.save_for_backward(a)
         return operators.relu(a)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         (a,) = ctx.saved_values
         return operators.relu_back(a, d_output)
         # END SOLUTION
@@ -178,7 +178,7 @@ class Exp(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         out = operators.exp(a)
         ctx.save_for_backward(out)
         return out
@@ -186,7 +186,7 @@ class Exp(ScalarFunction):
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         (out,) = ctx.saved_values
         return operators.mul(out, d_output)
         # END SOLUTION
@@ -197,14 +197,14 @@ class Log(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         ctx.save_for_backward(a)
         return operators.log(a)
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         (a,) = ctx.saved_values
         return operators.log_back(a, d_output)
         # END SOLUTION
@@ -216,13 +216,13 @@ class LT(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float, b: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         return float(operators.lt(a, b))
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> tuple[float, float]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         return 0.0, 0.0
         # END SOLUTION
 
@@ -232,12 +232,12 @@ class EQ(ScalarFunction):
 
     @staticmethod
     def forward(ctx: Context, a: float, b: float) -> float:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.2
         return float(operators.eq(a, b))
         # END SOLUTION
 
     @staticmethod
     def backward(ctx: Context, d_output: float) -> tuple[float, float]:
-        # BEGIN SOLUTION
+        # BEGIN SOLUTION 1.5
         return 0.0, 0.0
         # END SOLUTION

@@ -1,0 +1,97 @@
+"""Command line of the course tooling: ``python -m minitorch.course {student,grade,tasks}``.
+
+:func:`add_subcommands` attaches the same subcommands to another ``argparse`` parser (the
+``minitorch`` command), so both entry points share one definition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from .autograde import DEFAULT_TIMEOUT, grade, table, write_results
+from .markers import MarkerError
+from .release import release, summary
+from .tasks import TaskFileError, task_table, update_table
+
+
+def _course_root(value: Optional[str]) -> Path:
+    """The course repository: ``--root``, else the current folder (where the Makefile runs)."""
+    return Path(value or ".").resolve()
+
+
+def run_student(args: argparse.Namespace) -> int:
+    root = _course_root(args.root)
+    try:
+        plan = release(root, args.step, args.out)
+    except (MarkerError, TaskFileError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(summary(plan, args.out))
+    return 0
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    root = _course_root(args.root)
+    submission = Path(args.submission or root)
+    try:
+        results, broken = grade(
+            root, submission, steps=args.step or None, task_ids=args.task or None,
+            workspace=args.workspace, timeout=args.timeout,
+        )
+    except (FileNotFoundError, TaskFileError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    if broken:
+        print("the package does not import:\n" + broken)
+    print(table(results))
+    write_results(results, broken, args.results)
+    print(f"results written to {args.results}")
+    return 0
+
+
+def run_tasks(args: argparse.Namespace) -> int:
+    root = _course_root(args.root)
+    if args.update:
+        changed = update_table(args.update, root)
+        print(f"{args.update}: task table {'updated' if changed else 'already up to date'}")
+    else:
+        print(task_table(root))
+    return 0
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``student``, ``grade`` and ``tasks`` to ``subparsers``."""
+    student = subparsers.add_parser("student", help="write a student release with the solutions of steps >= STEP stubbed")
+    student.add_argument("--step", type=int, required=True, help="first step whose solutions are removed")
+    student.add_argument("--out", required=True, help="folder to write the release to (empty, or an earlier release)")
+    student.add_argument("--root", help="the course repository (default: the current folder)")
+    student.set_defaults(handler=run_student)
+
+    grader = subparsers.add_parser("grade", help="run the task-tagged tests against a copy of minitorch and score each task")
+    grader.add_argument("--submission", help="folder holding the minitorch/ package to grade (default: the course itself)")
+    grader.add_argument("--step", type=int, action="append", help="grade only this step (repeatable)")
+    grader.add_argument("--task", action="append", help="grade only this task id (repeatable)")
+    grader.add_argument("--results", default="results.json", help="where to write Gradescope's results.json")
+    grader.add_argument("--workspace", help="folder for the grading copy (reused, so Numba's cache survives)")
+    grader.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds allowed per task")
+    grader.add_argument("--root", help="the course repository with the tests (default: the current folder)")
+    grader.set_defaults(handler=run_grade)
+
+    tasks = subparsers.add_parser("tasks", help="print the Markdown table of all tasks")
+    tasks.add_argument("--update", metavar="FILE", help="rewrite the table inside FILE (between its task-table lines) instead")
+    tasks.add_argument("--root", help="the course repository (default: the current folder)")
+    tasks.set_defaults(handler=run_tasks)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m minitorch.course", description=__doc__.splitlines()[0])
+    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,tasks}"))
+    args = parser.parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
