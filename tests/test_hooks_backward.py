@@ -192,6 +192,8 @@ def test_hook_returning_wrong_number_of_grads_raises_like_torch(torch_ref: Any) 
             getattr(m, register)(result)
             with pytest.raises(RuntimeError) as info:
                 m(lib.tensor(X, requires_grad=True)).sum().backward()
+            if isinstance(info.value, NotImplementedError):  # a stubbed task is not the error under test
+                raise info.value
             messages.append(str(info.value))
         return messages
 

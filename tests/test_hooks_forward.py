@@ -123,6 +123,8 @@ def test_bad_with_kwargs_pre_hook_result_raises_like_torch(torch_ref: Any) -> No
         m.register_forward_pre_hook(lambda mod, args, kwargs: "nonsense", with_kwargs=True)
         with pytest.raises(RuntimeError) as info:
             m(lib.tensor([1.0]))
+        if isinstance(info.value, NotImplementedError):  # a stubbed task is not the error under test
+            raise info.value
         return str(info.value)
 
     ours, theirs = _both(torch_ref, scenario)

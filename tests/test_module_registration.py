@@ -26,6 +26,8 @@ def _pair(torch_ref: Any) -> tuple[Any, Any]:
 def _error_of(action: Callable[[], Any]) -> BaseException:
     with pytest.raises(Exception) as info:
         action()
+    if isinstance(info.value, NotImplementedError):  # a stubbed task is not the error under test
+        raise info.value
     return info.value
 
 
@@ -297,4 +299,10 @@ def test_init_rejects_arguments(torch_ref: Any) -> None:
 
 @pytest.mark.task("4.1")
 def test_forward_missing_raises_not_implemented(torch_ref: Any) -> None:
-    _same_error(lambda: nn.Module()(1), lambda: torch_ref.nn.Module()(1))
+    m = Empty()
+    m.register_parameter("w", None)  # on the path of task 4.1, so its stub fails this test
+    with pytest.raises(NotImplementedError) as mine:
+        nn.Module()(1)
+    with pytest.raises(NotImplementedError) as reference:
+        torch_ref.nn.Module()(1)
+    assert str(mine.value) == str(reference.value)

@@ -83,6 +83,8 @@ def test_strict_error_lists_all_problems_like_torch(torch_ref: Any) -> None:
     ours, theirs = build_tree(minitorch), build_tree(torch_ref)
     with pytest.raises(RuntimeError) as mine:
         ours.load_state_dict(broken(minitorch, ours))
+    if isinstance(mine.value, NotImplementedError):  # a stubbed task is not the error under test
+        raise mine.value
     with pytest.raises(RuntimeError) as reference:
         theirs.load_state_dict(broken(torch_ref, theirs))
     expected = str(reference.value).replace("torch.Size", "minitorch.Size")
@@ -115,8 +117,11 @@ def test_load_rejects_non_mapping_and_non_tensor(torch_ref: Any) -> None:
     with pytest.raises(TypeError) as reference:
         torch_ref.nn.Linear(1, 1).load_state_dict([1])
     assert str(mine.value) == str(reference.value)
-    with pytest.raises(RuntimeError, match='While copying the parameter named "weight"'):
+    with pytest.raises(RuntimeError) as copying:
         nn.Linear(1, 1).load_state_dict({"weight": 3.0, "bias": minitorch.zeros(1)})
+    if isinstance(copying.value, NotImplementedError):
+        raise copying.value
+    assert 'While copying the parameter named "weight"' in str(copying.value)
 
 
 @pytest.mark.task("4.4")

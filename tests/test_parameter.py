@@ -43,8 +43,11 @@ def test_parameter_repr_matches_torch(torch_ref: Any) -> None:
 
 @pytest.mark.task("4.1")
 def test_integer_parameter_cannot_require_grad() -> None:
-    with pytest.raises(RuntimeError, match="floating point"):
+    with pytest.raises(RuntimeError) as info:
         nn.Parameter(minitorch.tensor([1, 2]))
+    if isinstance(info.value, NotImplementedError):  # a stubbed task is not this error
+        raise info.value
+    assert "floating point" in str(info.value)
 
 
 @pytest.mark.task("4.1")

@@ -818,8 +818,9 @@ class Module:
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` once the gradients w.r.t. the inputs are computed.
 
-        Both are tuples (None for inputs that are not tensors or need no gradient); a returned
-        tuple replaces ``grad_input``.
+        Both are tuples: None for arguments that are not tensors, zeros for input tensors that
+        need no gradient (all None when no input needs one), as in PyTorch; a returned tuple
+        replaces ``grad_input``.
         """
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
