@@ -8,8 +8,10 @@ applying the chain rule at each node:
     \frac{\partial \text{out}}{\partial x} = \sum_{\text{uses } y = f(\dots, x, \dots)}
     \frac{\partial \text{out}}{\partial y} \cdot \frac{\partial f}{\partial x}
 
-The code here only talks to values through the small :class:`Variable` protocol, so the
-same :func:`backpropagate` serves scalars now and tensors later.
+The code here only talks to values through the small :class:`Variable` protocol. Scalars
+use it directly; tensors (step 2) run the same two ideas, a topological order and one
+chain-rule loop, in :mod:`minitorch.autograd.engine`, over nodes that also free their saved
+values and call hooks.
 """
 
 from __future__ import annotations
@@ -45,8 +47,7 @@ def central_difference(
 
 
 class Variable(Protocol):
-    """What autodiff needs from a value in the graph: a
-    :class:`~minitorch.scalar.Scalar` now, a tensor later."""
+    """What autodiff needs from a value in the graph (a :class:`~minitorch.scalar.Scalar`)."""
 
     @property
     def unique_id(self) -> int:
