@@ -24,11 +24,27 @@ $(TORCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
 	touch $@
 
+# The notebooks run in a pytest process of their own: the test suite switches Numba's CUDA
+# simulator on, and the notebooks must see the environment a student's JupyterLab has.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
+
 test: $(STAMP) $(TORCH_STAMP)
 	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 
 bench: $(STAMP) $(TORCH_STAMP)
 	$(BIN)/python bench/run.py
+
+# The course: `make student STEP=N [OUT=dir]` writes a student release with the solutions of
+# steps >= N removed; `make grade [SUBMISSION=dir] [STEP=N]` scores a copy of minitorch task by
+# task (the course itself by default) and writes a Gradescope results.json.
+.PHONY: student grade
+student: $(STAMP)
+	@test -n "$(STEP)" || { echo "usage: make student STEP=N [OUT=dir]"; exit 2; }
+	$(BIN)/python -m minitorch.course student --step $(STEP) --out $(or $(OUT),out/student-step$(STEP))
+
+grade: $(STAMP)
+	$(BIN)/python -m minitorch.course grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(if $(STEP),--step $(STEP)) --results $(or $(RESULTS),out/results.json)
 
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --quiet

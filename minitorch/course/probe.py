@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import re
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,9 @@ from .tasks import load_tasks
 MAX_OUTPUT_CHARS = 2000
 #: Hypothesis examples per test while probing (a test's own settings may ask for more)
 PROBE_EXAMPLES = 10
+#: the prefix Numba's CUDA simulator puts before the message of an exception raised in a
+#: kernel thread, e.g. ``NotImplementedError: tid=[3, 0, 0] ctaid=[0, 0, 0]: Task 3.4: ...``
+SIMULATOR_PREFIX = re.compile(r"^(?P<type>[\w.]+): tid=\[[\d, ]*\] ctaid=\[[\d, ]*\]: ")
 
 
 @dataclass
@@ -160,14 +164,34 @@ def _thin(items: list[pytest.Item], per_test: int) -> tuple[list[pytest.Item], l
     return [i for i in items if id(i) in keep], [i for i in items if id(i) not in keep]
 
 
+def unwrap_simulator_message(message: str) -> str:
+    """``message`` without the thread and block ids of Numba's CUDA simulator.
+
+    A stub inside a ``@cuda.jit`` kernel raises its NotImplementedError in a simulated GPU
+    thread; the simulator catches it and the launch re-raises an exception of the same type
+    whose text is ``"tid=[x, y, z] ctaid=[x, y, z]: "`` followed by the original message.
+    The type and the stub's text are intact, so dropping that prefix gives the failure the
+    stub itself raised (``NotImplementedError: Task 3.4: ...``). Other messages are returned
+    unchanged, so any other error still counts as a wrong failure.
+    """
+    return SIMULATOR_PREFIX.sub(r"\g<type>: ", message, count=1)
+
+
 def quick_hypothesis() -> None:
     """Hypothesis without shrinking and with one error per test: a stub fails on the first
-    example, and shrinking or hunting for more failures would only cost time. Called after
-    the test suite's conftest has loaded its own profile, which this one extends."""
+    example, and shrinking or hunting for more failures would only cost time (and two
+    failing lines of one test would come back as an ExceptionGroup, not as the stub's
+    error). Extends the profile the test suite's conftest loaded.
+
+    Called before the test modules are imported: ``@given`` takes the default settings at
+    decoration time, and a test's own ``settings(...)`` inherits from the default of that
+    moment, so a profile loaded later would not reach them."""
     try:
         from hypothesis import Phase, settings
     except ImportError:
         return
+    if settings.get_current_profile_name() == "course-probe":
+        return  # loaded already, and still in force
     settings.register_profile(
         "course-probe", parent=settings.default, phases=[Phase.explicit, Phase.reuse, Phase.generate],
         report_multiple_bugs=False, max_examples=PROBE_EXAMPLES,
@@ -199,9 +223,13 @@ class Prober:
         with open(self.report, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> None:
+        quick_hypothesis()  # the initial conftests are loaded, no test module is imported yet
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        quick_hypothesis()
+        quick_hypothesis()  # again, in case a conftest met during collection loaded its own profile
         kept, dropped = [], []
         for item in items:
             marker = item.get_closest_marker("task")
@@ -237,7 +265,7 @@ class Prober:
             return
         if report.failed or (report.when == "call" and report.passed):
             crash = getattr(report.longrepr, "reprcrash", None)
-            message = crash.message if crash is not None else str(report.longrepr)
+            message = unwrap_simulator_message(crash.message if crash is not None else str(report.longrepr))
             self._write(
                 {
                     "kind": "result", "nodeid": report.nodeid, "task": self.items.get(report.nodeid), "when": report.when,
@@ -263,4 +291,4 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Prober(config), "course-prober")
 
 
-__all__ = ["Swap", "plan_swaps"]
+__all__ = ["Swap", "plan_swaps", "unwrap_simulator_message"]
