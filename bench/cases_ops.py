@@ -1,0 +1,124 @@
+"""Per-op overhead on tiny tensors, elementwise and reduction throughput (float32)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+import minitorch
+from harness import MINITORCH, NUMPY, TORCH, Call, Case, Context, Factory, Row, Target
+
+#: tiny tensors: almost no arithmetic, so the time is the fixed cost of an op
+TINY_SIDE = 8
+ELEMENTWISE_SIZES = (10**4, 10**5, 10**6, 10**7)
+#: "large" elementwise ops, where the issue's target applies
+LARGE_ELEMENTWISE = 10**6
+ELEMENTWISE_TARGET = Target("torch_ratio", 1.5)
+OVERHEAD_TARGET = Target("torch_ratio", 5.0)
+
+Op = Callable[..., Any]
+
+
+def float32(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape, dtype=np.float32)
+
+
+def to_minitorch(array: np.ndarray, requires_grad: bool = False) -> Any:
+    """A minitorch tensor sharing ``array``'s memory where this minitorch has ``from_numpy``."""
+    if not requires_grad and hasattr(minitorch, "from_numpy"):
+        return minitorch.from_numpy(array)
+    return minitorch.tensor(array, requires_grad=requires_grad)
+
+
+def same_op(ctx: Context, arrays: list[np.ndarray], op: Op, numpy_op: Optional[Op] = None,
+            torch_op: Optional[Op] = None) -> dict[str, Factory]:
+    """Factories calling ``op`` on the same data as minitorch tensors, NumPy arrays and PyTorch tensors."""
+
+    def mt() -> Call:
+        tensors = [to_minitorch(a) for a in arrays]
+        return lambda: op(*tensors)
+
+    def np_() -> Call:
+        return lambda: (numpy_op or op)(*arrays)
+
+    def th() -> Optional[Call]:
+        if ctx.torch is None:
+            return None
+        tensors = [ctx.torch.from_numpy(a) for a in arrays]
+        return lambda: (torch_op or op)(*tensors)
+
+    return {MINITORCH: mt, NUMPY: np_, TORCH: th}
+
+
+def three_op_graph(a: Any, b: Any) -> Any:
+    """mul, add, sum: a scalar that depends on both leaves."""
+    return (a * b + a).sum()
+
+
+def _graph_factories(ctx: Context, arrays: list[np.ndarray], keep_graph: bool) -> dict[str, Factory]:
+    """``backward()`` alone on a kept graph (``keep_graph``) or the graph built and run backwards each call."""
+
+    def make(library: Any) -> Call:
+        leaves = [library.tensor(a, requires_grad=True) for a in arrays]
+        if not keep_graph:
+            return lambda: three_op_graph(*leaves).backward()
+        out = three_op_graph(*leaves)
+        return lambda: out.backward(retain_graph=True)
+
+    return {MINITORCH: lambda: make(minitorch), TORCH: lambda: make(ctx.torch) if ctx.torch else None}
+
+
+def overhead_cases(ctx: Context) -> list[Case]:
+    rng = np.random.default_rng(ctx.seed)
+    arrays = [float32(rng, TINY_SIDE, TINY_SIDE), float32(rng, TINY_SIDE, TINY_SIDE)]
+    shape = f"{TINY_SIDE}x{TINY_SIDE}"
+    row = [Row(MINITORCH, target=OVERHEAD_TARGET)]
+    group = "per-op overhead"
+    return [
+        Case(f"overhead: a + b {shape}", group, same_op(ctx, arrays, lambda a, b: a + b), rows=row,
+             budget_s=0.5, description="one elementwise op on tiny tensors: dispatch, allocation, kernel call"),
+        Case(f"overhead: a @ b {shape}", group, same_op(ctx, arrays, lambda a, b: a @ b), rows=row,
+             budget_s=0.5, description="one matmul on tiny tensors"),
+        Case(f"overhead: backward() 3-op graph {shape}", group, _graph_factories(ctx, arrays, keep_graph=True),
+             rows=row, budget_s=0.5,
+             description="backward(retain_graph=True) of (a * b + a).sum(), the graph built once"),
+        Case(f"overhead: fwd+backward() 3 ops {shape}", group, _graph_factories(ctx, arrays, keep_graph=False),
+             rows=row, budget_s=0.5, description="(a * b + a).sum().backward(), graph built each call"),
+    ]
+
+
+def size_text(size: int) -> str:
+    exponent = round(np.log10(size))
+    return f"1e{exponent}" if 10**exponent == size else str(size)
+
+
+def elementwise_cases(ctx: Context) -> list[Case]:
+    rng = np.random.default_rng(ctx.seed + 1)
+    cases = []
+    for size in ELEMENTWISE_SIZES:
+        a, b = float32(rng, size), float32(rng, size)
+        large = size >= LARGE_ELEMENTWISE
+        row = [Row(MINITORCH, target=ELEMENTWISE_TARGET if large else None)]
+        cases += [
+            Case(f"add {size_text(size)} float32", "elementwise", same_op(ctx, [a, b], lambda x, y: x + y),
+                 rows=row, description="a + b into a new tensor (memory bound)"),
+            Case(f"exp {size_text(size)} float32", "elementwise",
+                 same_op(ctx, [a], lambda x: x.exp(), numpy_op=np.exp), rows=row,
+                 description="a.exp() into a new tensor"),
+        ]
+    return cases
+
+
+def reduction_cases(ctx: Context) -> list[Case]:
+    rng = np.random.default_rng(ctx.seed + 2)
+    cases = []
+    for size in ELEMENTWISE_SIZES:
+        a = float32(rng, size)
+        cases.append(Case(f"sum {size_text(size)} float32", "reduction", same_op(ctx, [a], lambda x: x.sum()),
+                          description="a.sum() of a vector: one number"))
+    return cases
+
+
+def cases(ctx: Context) -> list[Case]:
+    return [*overhead_cases(ctx), *elementwise_cases(ctx), *reduction_cases(ctx)]
