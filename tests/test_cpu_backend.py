@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from minitorch.backends import cpu_kernels
 from minitorch.backends.base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS
-from minitorch.backends.cpu import CpuBackend
+from minitorch.backends.cpu import CpuBackend, numba_matmul
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
 from minitorch.backends.simple import SimpleBackend
 from minitorch.tensor_data import TensorData, expand_strides, strides_from_shape
@@ -525,12 +525,14 @@ def check_matmul(
     a_values: np.ndarray, b_values: np.ndarray, a_layout: str = "contiguous", b_layout: str = "contiguous",
     out_layout: str = "contiguous",
 ) -> None:
+    """The Numba kernel of task 3.3 (``numba_matmul``), then the backend's default path."""
     expected = np.matmul(a_values.astype(F64), b_values.astype(F64)).astype(a_values.dtype)
-    out = make_out(expected.shape, a_values.dtype, out_layout)
-    CPU.matmul(make_view(a_values, a_layout), make_view(b_values, b_layout), out)
-    assert_close(values_of(out), expected, MATMUL_TOLERANCE)
-    if out_layout == "sliced":
-        assert_gaps_untouched(out)
+    for matmul in (numba_matmul, CPU.matmul):
+        out = make_out(expected.shape, a_values.dtype, out_layout)
+        matmul(make_view(a_values, a_layout), make_view(b_values, b_layout), out)
+        assert_close(values_of(out), expected, MATMUL_TOLERANCE)
+        if out_layout == "sliced":
+            assert_gaps_untouched(out)
 
 
 @pytest.mark.task("3.3")

@@ -2,8 +2,8 @@
 
 This module is the thin Python side: it turns op names into op codes and views' shapes and
 strides into int64 arrays, broadcasts operand strides to ``out``'s shape, and hands the
-kernels layouts they are fast on (a contiguous last dimension for a reduction, contiguous
-rows of ``b`` and ``out`` for a matmul). Three dtype details live here too:
+kernels layouts they are fast on (a contiguous last dimension for a reduction). Three dtype
+details live here too:
 
 * ``copy`` into another dtype (``.to(dtype)``) is NumPy's cast (:func:`_cast`);
 * Numba has no float16 arithmetic on the CPU, so float16 operands are widened to float32
@@ -15,6 +15,24 @@ rows of ``b`` and ``out`` for a matmul). Three dtype details live here too:
 Reductions accumulate in float64 (float inputs) or int64 (integer and bool inputs) and round
 once into ``out``: a float32 sum of 10^7 terms keeps its full precision, at no measurable
 cost since summing is limited by memory bandwidth.
+
+Matmul has two paths; ``CpuBackend.matmul`` picks one:
+
+* **The Numba kernel** of task 3.3 (:func:`numba_matmul`: blocked, packed, any strides and
+  dtypes; at 1024 x 1024 float32 on 2 cores ~35% of BLAS) by default, and always for
+  integer and bool dtypes (NumPy has no BLAS for them) and for float16 (through float32).
+  Tests and benchmarks of the students' kernel call :func:`numba_matmul` directly.
+* **BLAS** (through ``np.matmul``, :func:`_blas_matmul`) for float32 and float64 products of
+  at least ``BLAS_MIN_WORK`` multiply-adds, once :data:`use_blas` is set. In isolation it
+  is ~3x faster than the kernel (sums in float32 for float32, as in PyTorch). It is off by
+  default because OpenBLAS's threads keep spinning for milliseconds after each call, and
+  on a machine with few cores they then starve the Numba threads of the next ops: measured
+  on 2 cores, a 1M-element ``exp`` right after a BLAS matmul takes 7.8 ms instead of 1.2 ms,
+  and an MLP training step (batch 256, 784-256-10) 36 ms instead of 2.8 ms with the kernel.
+  With ``OPENBLAS_NUM_THREADS=1`` in the environment (set before NumPy is imported) BLAS
+  has no such threads and wins (2.0 ms for that step). Views whose rows or columns are
+  contiguous go to BLAS as they are; others are copied first, and a sliced ``out`` is
+  computed apart and copied in (NumPy's matmul would run a slow loop of its own on them).
 """
 
 from __future__ import annotations
@@ -30,6 +48,17 @@ from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, check_reduc
 
 _HALF = np.dtype(np.float16)
 _BOOL = np.dtype(np.bool_)
+#: the dtypes whose matmul goes to BLAS (through NumPy) while :data:`use_blas` is set
+_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+#: whether ``CpuBackend.matmul`` hands float32/float64 products to BLAS (see the module
+#: docstring: worth it with ``OPENBLAS_NUM_THREADS=1``); otherwise every matmul runs on the
+#: Numba kernel of task 3.3
+use_blas = False
+#: fewer multiply-adds than this go to the Numba kernel even with ``use_blas``: there the
+#: call costs more than the work (measured, kernel vs BLAS: 8 x 8 x 8 1.9 vs 3.2 us,
+#: 32 x 32 x 32 6.4 vs 3.8 us)
+BLAS_MIN_WORK = 1 << 12
 
 
 def _check_op_codes() -> None:
@@ -55,32 +84,46 @@ def _code(codes: dict[str, int], op: str) -> int:
     return code
 
 
+#: int64 arrays of the shapes and strides seen so far, by ``(shape, strides)``: a training
+#: loop meets the same few layouts every step. Kernels only read these arrays.
+_LAYOUTS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[np.ndarray, np.ndarray]] = {}
+#: forget them all past this many (a program that makes ever new shapes)
+LAYOUT_CACHE_SIZE = 4096
+
+
 def _layout(td: TensorData) -> tuple[np.ndarray, np.ndarray]:
-    """``td``'s shape and strides as int64 arrays (made once per view, then cached on it).
+    """``td``'s shape and strides as int64 arrays (made once per layout, then cached).
 
     A 0-d view reads as shape ``(1,)``: the kernels need at least one dimension.
     """
-    cached = getattr(td, "_cpu_layout", None)
-    if cached is None or cached[0] is not td.shape or cached[1] is not td.strides:
-        shape, strides = (td.shape, td.strides) if td.dims else ((1,), (1,))
-        cached = (td.shape, td.strides, np.array(shape, np.int64), np.array(strides, np.int64))
-        td._cpu_layout = cached  # type: ignore[attr-defined]
-    return cached[2], cached[3]
+    key = (td.shape, td.strides)
+    cached = _LAYOUTS.get(key)
+    if cached is None:
+        if len(_LAYOUTS) >= LAYOUT_CACHE_SIZE:
+            _LAYOUTS.clear()
+        shape, strides = key if td.dims else ((1,), (1,))
+        cached = _LAYOUTS[key] = (np.array(shape, np.int64), np.array(strides, np.int64))
+    return cached
 
 
-def _strides_in(a: TensorData, out: TensorData) -> np.ndarray:
-    """``a``'s strides broadcast to ``out``'s shape (0 along broadcast dimensions).
+#: broadcast strides by ``(shape, strides, out shape)``: a bias or a number added to the same shape every step
+_BROADCASTS: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], np.ndarray] = {}
 
-    The last broadcast is cached on ``a`` too: a bias added to the same shape every step.
+
+def _strides_in(a: TensorData, out: TensorData, out_strides: np.ndarray) -> np.ndarray:
+    """``a``'s strides broadcast to ``out``'s shape (0 along broadcast dimensions), cached.
+
+    ``out_strides`` (``out``'s own) is the answer for an operand laid out like ``out``.
     """
     if a.shape == out.shape:
-        return _layout(a)[1]
-    cached = getattr(a, "_cpu_broadcast", None)
-    if cached is None or cached[0] is not a.strides or cached[1] != out.shape:
-        strides = np.array(expand_strides(a.shape, a.strides, out.shape), np.int64)
-        cached = (a.strides, out.shape, strides)
-        a._cpu_broadcast = cached  # type: ignore[attr-defined]
-    return cached[2]
+        return out_strides if a.strides == out.strides else _layout(a)[1]
+    key = (a.shape, a.strides, out.shape)
+    strides = _BROADCASTS.get(key)
+    if strides is None:
+        if len(_BROADCASTS) >= LAYOUT_CACHE_SIZE:
+            _BROADCASTS.clear()
+        strides = _BROADCASTS[key] = np.array(expand_strides(a.shape, a.strides, out.shape), np.int64)
+    return strides
 
 
 def _matrix_strides(a: TensorData, batch: tuple[int, ...]) -> np.ndarray:
@@ -92,7 +135,7 @@ def _matrix_strides(a: TensorData, batch: tuple[int, ...]) -> np.ndarray:
 
 def _operand(td: TensorData) -> np.ndarray:
     """The buffer a kernel reads: bool as uint8, so integer arithmetic compiles for it."""
-    buffer = td.storage[td.offset :]
+    buffer = td.storage[td.offset :] if td.offset else td.storage
     return buffer.view(np.uint8) if buffer.dtype == _BOOL else buffer
 
 
@@ -158,6 +201,58 @@ def _reduce_layout(
     return _operand(TensorData(copy.reshape(-1), copy.shape)), shape, strides, out_strides, dim
 
 
+def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
+    """``out = a @ b`` by the Numba kernel (:func:`.cpu_kernels.matmul_kernel`), for every dtype.
+
+    ``a`` is ``(*batch_a, n, k)``, ``b`` ``(*batch_b, k, m)`` and ``out`` ``(*batch, n, m)``,
+    the batch shapes broadcast to ``batch``. The kernel takes any strides, so the views go
+    in as they are. This is the students' kernel (task 3.3) whatever :data:`use_blas` says:
+    tests and benchmarks of that kernel call this function.
+    """
+    if out.size == 0:
+        return
+    if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
+        return _through_float32(numba_matmul, a, b, out)
+    batch = out.shape[:-2]
+    shape, out_strides = _layout(out)
+    a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
+    kernels.matmul_kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
+
+
+def _blas_ready(view: np.ndarray) -> bool:
+    """Whether BLAS reads the matrices of ``view`` in place.
+
+    BLAS takes a matrix whose rows or whose columns are contiguous (the other step a
+    positive multiple of the element size, at least a column or row long); for anything
+    else NumPy's matmul falls back to a slow loop of its own.
+    """
+    item = view.itemsize
+    rows, cols = view.shape[-2:]
+    row_step, col_step = view.strides[-2:]
+    if (col_step == item or cols == 1) and row_step % item == 0 and (rows == 1 or row_step >= cols * item):
+        return True
+    return (row_step == item or rows == 1) and col_step % item == 0 and (cols == 1 or col_step >= rows * item)
+
+
+def _host_array(td: TensorData) -> np.ndarray:
+    """``td.numpy_view()``, made directly (a few times quicker than its ``as_strided``)."""
+    if td.size == 0:
+        return td.numpy_view()
+    item = td.storage.itemsize
+    return np.ndarray(td.shape, td.storage.dtype, td.storage, td.offset * item, [s * item for s in td.strides])
+
+
+def _blas_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
+    """``out = a @ b`` by NumPy's matmul, which calls BLAS (sgemm/dgemm) for each matrix."""
+    a_view, b_view, out_view = _host_array(a), _host_array(b), _host_array(out)
+    a_view = a_view if _blas_ready(a_view) else np.ascontiguousarray(a_view)
+    b_view = b_view if _blas_ready(b_view) else np.ascontiguousarray(b_view)
+    if _blas_ready(out_view):
+        np.matmul(a_view, b_view, out=out_view)
+    else:  # a sliced out: compute apart, then copy in
+        out_view[...] = np.matmul(a_view, b_view)
+
+
 def _accumulator_start(op: str, buffer: np.ndarray) -> float | int:
     """Where a sum or product starts, typed as the accumulator: float64 for floats, else int64."""
     start = 1 if op == "prod" else 0
@@ -176,12 +271,13 @@ class CpuBackend:
         code = _code(kernels.UNARY_CODES, op)
         if out.size == 0:
             return
-        if code == kernels.COPY and (a.storage.dtype != out.storage.dtype or out.storage.dtype == _HALF):
+        a_dtype, out_dtype = a.storage.dtype, out.storage.dtype
+        if code == kernels.COPY and (a_dtype != out_dtype or out_dtype == _HALF):
             return _cast(a, out)
-        if a.storage.dtype == _HALF or out.storage.dtype == _HALF:
+        if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
         shape, out_strides = _layout(out)
-        kernels.map_kernel(code, out.buffer, shape, out_strides, _operand(a), _strides_in(a, out))
+        kernels.map_kernel(code, out.buffer, shape, out_strides, _operand(a), _strides_in(a, out, out_strides))
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
         code = _code(kernels.BINARY_CODES, op)
@@ -190,7 +286,7 @@ class CpuBackend:
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.zip, op, a, b, out)
         shape, out_strides = _layout(out)
-        a_strides, b_strides = _strides_in(a, out), _strides_in(b, out)
+        a_strides, b_strides = _strides_in(a, out, out_strides), _strides_in(b, out, out_strides)
         kernels.zip_kernel(code, out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
@@ -215,24 +311,19 @@ class CpuBackend:
         kernels.arg_reduce_kernel(code, out.buffer, _layout(out)[1], _operand(a), shape, a_strides, dim)
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
+        """The Numba kernel (:func:`numba_matmul`), or BLAS for floats if :data:`use_blas` is set."""
         if out.size == 0:
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.matmul, a, b, out)
-        m = out.shape[-1]
-        if m > 1 and b.strides[-1] != 1:
-            # the kernel's inner loop runs along rows of b: give it contiguous rows
-            b = TensorData(np.ascontiguousarray(b.numpy_view()).reshape(-1), b.shape)
-        if m > 1 and out.strides[-1] != 1:  # the same for out: compute apart, then copy in
-            temp = TensorData(np.empty(out.size, out.storage.dtype), out.shape)
-            self.matmul(a, b, temp)
-            out.numpy_view()[...] = temp.storage.reshape(out.shape)
-            return
-        batch = out.shape[:-2]
-        shape, out_strides = _layout(out)
-        a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
-        k = a.shape[-1]
-        kernels.matmul_kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, k)
+        if (
+            use_blas
+            and out.storage.dtype in _BLAS_DTYPES
+            and a.storage.dtype == b.storage.dtype == out.storage.dtype
+            and out.size * a.shape[-1] >= BLAS_MIN_WORK
+        ):
+            return _blas_matmul(a, b, out)
+        numba_matmul(a, b, out)
 
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 
