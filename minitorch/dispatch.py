@@ -2,13 +2,16 @@
 
 These helpers sit between autograd :class:`~minitorch.autograd.function.Function` forwards
 and the backends. They know shapes, dtypes and devices; they record no graph.
+
+Every op on a small tensor spends most of its time here and in the layers above, not in a
+kernel, so the common case goes first: operands already on one device (the same device
+object, tested by identity before equality) and of one shape.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Optional, Sequence
-
-import numpy as np
 
 from . import dtypes
 from .backends import backend_for
@@ -22,9 +25,9 @@ if TYPE_CHECKING:
 
 def check_same_device(*tensors: "Tensor") -> "device":
     """The common device of ``tensors``, or PyTorch's error naming two that differ."""
-    first = tensors[0].device
+    first = tensors[0]._device
     for t in tensors[1:]:
-        if t.device != first:
+        if t._device is not first and t._device != first:
             # as PyTorch words it: the accelerator first
             one, other = (t.device, first) if first.type == "cpu" else (first, t.device)
             raise RuntimeError(
@@ -74,23 +77,26 @@ def transfer(t: "Tensor", target: "DeviceLike") -> "Tensor":
 
 
 def backend_of(t: "Tensor") -> "Backend":
-    return backend_for(t.device.type)
+    return backend_for(t._device.type)
 
 
 def empty(shape: Sequence[int], dtype: dtypes.dtype, device: "device") -> "Tensor":
     """A new contiguous tensor with uninitialised values."""
-    from .tensor import Tensor
-
     shape = tuple(shape)
-    size = int(np.prod(shape, dtype=np.int64))
-    storage = backend_for(device.type).empty(size, dtype)
-    return Tensor._make(TensorData(storage, shape), device)
+    storage = backend_for(device.type).empty(math.prod(shape), dtype)
+    return _tensor_class()._make(TensorData(storage, shape), device)
+
+
+def _result(shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "Tensor":
+    """:func:`empty` for a ``shape`` taken from operands (already a tuple of ints)."""
+    storage = backend_for(device.type).empty(math.prod(shape), dtype)
+    return _tensor_class()._make(TensorData.contiguous(storage, shape), device)
 
 
 def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` applied to each element of ``a`` (into ``out`` when given)."""
     if out is None:
-        out = empty(a.shape, out_dtype or a.dtype, a.device)
+        out = _result(a._data.shape, out_dtype or a._data.dtype, a._device)
     else:
         check_same_device(out, a)
     backend_of(a).map(op, a._data, out._data)
@@ -99,23 +105,33 @@ def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: 
 
 def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` on pairs of elements of ``a`` and ``b`` broadcast together."""
-    check_same_device(a, b, *([] if out is None else [out]))
+    if out is not None:
+        check_same_device(a, b, out)
+    elif b._device is not a._device:
+        check_same_device(a, b)
     if out is None:
-        out = empty(shape_broadcast(a.shape, b.shape), out_dtype or a.dtype, a.device)
+        a_shape, b_shape = a._data.shape, b._data.shape
+        shape = a_shape if a_shape == b_shape else tuple(shape_broadcast(a_shape, b_shape))
+        out = _result(shape, out_dtype or a._data.dtype, a._device)
     backend_of(a).zip(op, a._data, b._data, out._data)
     return out
 
 
+def _reduced(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
+    """``shape`` with dimension ``dim`` set to 1 (what a reduction along ``dim`` keeps)."""
+    return shape[:dim] + (1,) + shape[dim + 1 :]
+
+
 def reduce_op(op: str, a: "Tensor", dim: int, out_dtype: Optional[dtypes.dtype] = None) -> "Tensor":
     """Reduce ``a`` along ``dim``, keeping it as a dimension of size 1."""
-    out = empty(a.shape[:dim] + (1,) + a.shape[dim + 1 :], out_dtype or a.dtype, a.device)
+    out = _result(_reduced(a._data.shape, dim), out_dtype or a._data.dtype, a._device)
     backend_of(a).reduce(op, a._data, dim, out._data)
     return out
 
 
 def arg_reduce_op(op: str, a: "Tensor", dim: int) -> "Tensor":
     """int64 positions along ``dim`` of the max (``argmax``) or min (``argmin``), keepdim."""
-    out = empty(a.shape[:dim] + (1,) + a.shape[dim + 1 :], dtypes.int64, a.device)
+    out = _result(_reduced(a._data.shape, dim), dtypes.int64, a._device)
     backend_of(a).arg_reduce(op, a._data, dim, out._data)
     return out
 
@@ -149,3 +165,16 @@ def scatter_add_op(src: "Tensor", dim: int, index: "Tensor", out: "Tensor") -> "
     check_same_device(src, index, out)
     backend_of(out).scatter_add(src._data, dim, index._data, out._data)
     return out
+
+
+_TENSOR_CLASS: "Optional[type[Tensor]]" = None
+
+
+def _tensor_class() -> "type[Tensor]":
+    """:class:`~minitorch.tensor.Tensor`, imported on first use (it imports this module)."""
+    global _TENSOR_CLASS
+    if _TENSOR_CLASS is None:
+        from .tensor import Tensor
+
+        _TENSOR_CLASS = Tensor
+    return _TENSOR_CLASS

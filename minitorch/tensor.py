@@ -8,6 +8,7 @@ from :mod:`minitorch.functions`; the math lives there.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict, namedtuple
 from numbers import Number
 from typing import Any, Callable, Iterator, Optional, Sequence, Union
@@ -35,6 +36,8 @@ def _shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
     """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = tuple(shape[0])
+    if all(type(s) is int for s in shape):  # the common case, already checked
+        return shape
     for s in shape:
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
             raise TypeError(f"shape entries must be ints, got {type(s).__name__} in {shape}")
@@ -80,7 +83,7 @@ class Tensor:
         self._version_counter = [0]
         self._base: Optional[Tensor] = None
         self._accumulate_node: Optional[AccumulateGrad] = None
-        self._leaf_hooks: "OrderedDict[int, Callable]" = OrderedDict()
+        self._leaf_hooks: "Optional[OrderedDict[int, Callable]]" = None  # made by the first register_hook
 
     @classmethod
     def _make(cls, data: TensorData, on: device = CPU, requires_grad: bool = False) -> "Tensor":
@@ -222,7 +225,14 @@ class Tensor:
 
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        hooks = self._leaf_hooks if self.grad_fn is None else self.grad_fn.tensor_pre_hooks
+        if self.grad_fn is not None:
+            hooks = self.grad_fn.tensor_hooks()
+        else:
+            if self._leaf_hooks is None:
+                self._leaf_hooks = OrderedDict()
+                if self._accumulate_node is not None:
+                    self._accumulate_node.tensor_pre_hooks = self._leaf_hooks
+            hooks = self._leaf_hooks
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         return handle
@@ -254,7 +264,9 @@ class Tensor:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs (this tensor has shape {list(self.shape)})"
                 )
-            gradient = map_op("copy", _scalar_tensor(1, self.dtype, self.device).expand(self.shape))
+            gradient = _scalar_tensor(1, self.dtype, self._device)
+            if self._data.shape != ():
+                gradient = gradient.view(self._data.shape)
         elif not isinstance(gradient, Tensor):
             raise TypeError(f"gradient must be a Tensor or None, got {type(gradient).__name__}")
         elif gradient.shape != self.shape:
@@ -427,7 +439,7 @@ class Tensor:
             raise RuntimeError("only one dimension can be inferred")
         if any(s < -1 for s in shape):
             raise RuntimeError(f"invalid shape dimension {min(shape)}")
-        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        known = math.prod([s for s in shape if s != -1])
         if unknown:
             if known == 0 or self.numel() % known:
                 raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {self.numel()}")
@@ -451,7 +463,7 @@ class Tensor:
         d0, d1 = _normalize_dim(dim0, self.dim()), _normalize_dim(dim1, self.dim())
         order = list(range(self.dim()))
         order[d0], order[d1] = order[d1], order[d0]
-        return self.permute(*order)
+        return _views().Permute.apply(self, tuple(order))  # a valid order: permute's checks are not needed
 
     swapaxes = transpose
 
@@ -565,9 +577,16 @@ class Tensor:
         return a, b
 
     def _binary(self, function: type, other: Operand, op: str, reverse: bool = False) -> "Tensor":
-        if not isinstance(other, (Tensor, Number, np.generic)):
+        if isinstance(other, Tensor) and other._data.dtype is self._data.dtype and (
+            op != "div" or self._data.dtype.is_floating_point
+        ):
+            a, b = self, other  # the common case: no promotion
+        elif type(other) in (float, int) and self._data.dtype.is_floating_point:
+            a, b = self, _scalar_tensor(other, self._data.dtype, self._device)  # a number takes a float tensor's dtype
+        elif not isinstance(other, (Tensor, Number, np.generic)):
             return NotImplemented
-        a, b = self._promoted(other, op)
+        else:
+            a, b = self._promoted(other, op)
         return function.apply(b, a) if reverse else function.apply(a, b)
 
     def _compare(self, op: str, other: Operand) -> "Tensor":
@@ -886,27 +905,29 @@ class Tensor:
     def _inplace(self, op: str, other: Operand) -> "Tensor":
         """``self = self <op> other`` in this tensor's storage, keeping its dtype."""
         self._check_inplace_allowed()
-        result = result_dtype(self, other)
+        same_dtype = isinstance(other, Tensor) and other._data.dtype is self._data.dtype
+        result = self._data.dtype if same_dtype else result_dtype(self, other)
         if op == "div" and not result.is_floating_point:
             result = dtypes.get_default_dtype()
         if result.category > self.dtype.category:
             raise RuntimeError(
                 f"result type {_legacy_name(result)} can't be cast to the desired output type {_legacy_name(self.dtype)}"
             )
-        if isinstance(other, Tensor):
+        if isinstance(other, Tensor) and other._data.shape != self._data.shape:
             self._check_fits(other.shape)
         records = is_grad_enabled() and (self.requires_grad or (isinstance(other, Tensor) and other.requires_grad))
         if records:
             # the op reads a copy of the old values: the storage of self is about to be overwritten
             compute = {"add": Tensor.__add__, "sub": Tensor.__sub__, "mul": Tensor.__mul__, "div": Tensor.__truediv__}[op]
             return self._rebase_history(compute(self.clone(), other))
-        operand = other.detach() if isinstance(other, Tensor) else _scalar_tensor(other, self.dtype, self.device)
+        # the raw op: dispatch records no graph, so no detached views are needed
+        operand = other if isinstance(other, Tensor) else _scalar_tensor(other, self.dtype, self.device)
         if isinstance(other, Tensor) and other.dtype is not result:
-            operand = operand.to(result)
+            operand = operand.detach().to(result)
         if _shares_memory(self, operand):
-            operand = operand.clone()
-        source = self.detach() if self.dtype is result else self.detach().to(result)
-        zip_op(op, source, operand, out=self.detach())
+            operand = operand.detach().clone()
+        source = self if self.dtype is result else self.detach().to(result)
+        zip_op(op, source, operand, out=self)
         self._bump_version()
         return self
 
@@ -1035,7 +1056,7 @@ def _legacy_name(d: dtypes.dtype) -> str:
 def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:
     """A 0-d tensor holding ``value`` converted to ``dtype``."""
     array = np.array(value).astype(dtype.numpy) if not isinstance(value, np.ndarray) else value.astype(dtype.numpy)
-    t = Tensor._from_numpy_array(array.reshape(()))
+    t = Tensor._make(TensorData(array.reshape(1), ()))
     return t if on.type == "cpu" else _move_to_device(t, on)
 
 
@@ -1068,8 +1089,10 @@ def _move_to_device(t: Tensor, target: device) -> Tensor:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
-    from .functions.linalg import MatMul
-
+    MatMul = _linalg().MatMul  # noqa: N806 - the Function's name
+    a_shape, b_shape = a._data.shape, b._data.shape
+    if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a.dtype is b.dtype:
+        return MatMul.apply(a, b)  # two matrices that fit: nothing to check or reshape
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dtype is not b.dtype:
@@ -1101,22 +1124,45 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     return out
 
 
-def _functions() -> Any:
-    from .functions import elementwise
+# The autograd functions import this module, so it imports them on first use (once: these
+# run for every op).
+_FUNCTION_MODULES: dict[str, Any] = {}
 
-    return elementwise
+
+def _functions() -> Any:
+    module = _FUNCTION_MODULES.get("elementwise")
+    if module is None:
+        from .functions import elementwise as module
+
+        _FUNCTION_MODULES["elementwise"] = module
+    return module
 
 
 def _views() -> Any:
-    from .functions import views
+    module = _FUNCTION_MODULES.get("views")
+    if module is None:
+        from .functions import views as module
 
-    return views
+        _FUNCTION_MODULES["views"] = module
+    return module
+
+
+def _linalg() -> Any:
+    module = _FUNCTION_MODULES.get("linalg")
+    if module is None:
+        from .functions import linalg as module
+
+        _FUNCTION_MODULES["linalg"] = module
+    return module
 
 
 def _reductions() -> Any:
-    from .functions import reductions
+    module = _FUNCTION_MODULES.get("reductions")
+    if module is None:
+        from .functions import reductions as module
 
-    return reductions
+        _FUNCTION_MODULES["reductions"] = module
+    return module
 
 
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:

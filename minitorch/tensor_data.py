@@ -11,6 +11,8 @@ storage: no element is copied. Broadcasting is a stride of 0.
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Optional, Sequence
 
 import numpy as np
@@ -130,8 +132,10 @@ def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Optional[S
     A view is possible when every group of old dimensions that the new shape merges or
     splits is laid out contiguously with respect to each other.
     """
-    if int(np.prod(shape, dtype=np.int64)) == 0 or len(shape) == 0:
-        return strides_from_shape(new_shape)
+    if len(shape) == 0 or math.prod(shape) == 0:
+        return _contiguous_strides(tuple(new_shape))
+    if strides == _contiguous_strides(tuple(shape)):  # contiguous: any shape of as many elements
+        return _contiguous_strides(tuple(new_shape))
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = strides[-1]
@@ -158,27 +162,52 @@ def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Optional[S
     return tuple(new_strides)
 
 
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape: Shape) -> Strides:
+    """:func:`strides_from_shape`, remembered: every new tensor needs the strides of its shape."""
+    return strides_from_shape(shape)
+
+
 class TensorData:
-    """A view of flat ``storage``: shape, strides and offset, all counted in elements."""
+    """A view of flat ``storage``: shape, strides and offset, all counted in elements.
+
+    Made for every tensor an op returns, so the constructor does no more than it must:
+    the dtype is looked up once, when first asked for.
+    """
 
     def __init__(self, storage: Storage, shape: Sequence[int], strides: Optional[Sequence[int]] = None, offset: int = 0) -> None:
         self.storage = storage
-        self.shape: Shape = tuple(int(s) for s in shape)
-        self.strides: Strides = strides_from_shape(self.shape) if strides is None else tuple(int(s) for s in strides)
+        self.shape: Shape = tuple(map(int, shape))
+        self.strides: Strides = _contiguous_strides(self.shape) if strides is None else tuple(map(int, strides))
         self.offset = int(offset)
         if len(self.strides) != len(self.shape):
             raise IndexingError(f"strides {self.strides} don't match shape {self.shape}")
-        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(self.shape)
         self.dims = len(self.shape)
+        self._dtype: Optional[dtypes.dtype] = None
+
+    @classmethod
+    def contiguous(cls, storage: Storage, shape: Shape) -> "TensorData":
+        """A row-major view of all of ``storage``, for a ``shape`` that already is a tuple of ints.
+
+        What every op's result is made with: the constructor's conversions and checks,
+        skipped, are most of the cost of a small op's result.
+        """
+        td = cls.__new__(cls)
+        td.storage, td.shape, td.strides, td.offset = storage, shape, _contiguous_strides(shape), 0
+        td.size, td.dims, td._dtype = math.prod(shape), len(shape), None
+        return td
 
     @property
     def dtype(self) -> dtypes.dtype:
-        return dtypes.from_numpy_dtype(self.storage.dtype)
+        if self._dtype is None:
+            self._dtype = dtypes.from_numpy_dtype(self.storage.dtype)
+        return self._dtype
 
     @property
     def buffer(self) -> Storage:
         """The storage seen from this view's first element (``storage[offset:]``), what kernels read."""
-        return self.storage[self.offset :]
+        return self.storage[self.offset :] if self.offset else self.storage
 
     def is_contiguous(self) -> bool:
         """True when the elements are laid out in row-major order with no gaps."""

@@ -83,10 +83,11 @@ def test_gelu_rejects_unknown_approximation() -> None:
 
 
 @activations
+@pytest.mark.parametrize("x_shape", [(2, 3, 4), (3, 4)])  # a batch of rows is one fused (addmm) node
 @pytest.mark.parametrize("bias", [True, False])
-def test_linear_matches_torch(backend: str, torch_ref, bias: bool) -> None:
+def test_linear_matches_torch(backend: str, torch_ref, bias: bool, x_shape: tuple[int, ...]) -> None:
     rng = np.random.default_rng(2)
-    x, w, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((5, 4)), rng.standard_normal(5)
+    x, w, b = rng.standard_normal(x_shape), rng.standard_normal((5, 4)), rng.standard_normal(5)
     if bias:
         compare_with_torch(torch_ref, F.linear, torch_ref.nn.functional.linear, [x, w, b], grad=[0, 1, 2])
     else:
@@ -98,6 +99,20 @@ def test_linear_gradcheck(backend: str) -> None:
     rng = np.random.default_rng(3)
     x, w, b = (ours(rng.standard_normal(s), grad=True) for s in ((3, 2), (4, 2), (4,)))
     gradcheck(F.linear, x, w, b)
+
+
+def test_linear_second_derivatives(backend: str) -> None:
+    """Gradients taken with create_graph through a batch of rows (one addmm node) are differentiable."""
+    rng = np.random.default_rng(3)
+    x, w, b = (ours(rng.standard_normal(s), grad=True) for s in ((3, 2), (4, 2), (4,)))
+
+    def first_derivatives(*args: minitorch.Tensor) -> minitorch.Tensor:
+        with minitorch.enable_grad():
+            leaves = [a if a.requires_grad else a.detach().requires_grad_() for a in args]
+            grads = minitorch.autograd.grad((F.linear(*leaves) ** 2).sum(), leaves, create_graph=True)
+            return grads[0].sum() + grads[1].sum() + grads[2].sum()
+
+    gradcheck(first_derivatives, x, w, b)
 
 
 @activations

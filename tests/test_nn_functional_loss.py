@@ -111,6 +111,45 @@ def test_nll_loss_matches_torch(backend: str, torch_ref, reduction: str) -> None
 
 
 @task
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("ignore_index", [-100, 2])
+def test_cross_entropy_batch_of_class_indices(backend: str, torch_ref, reduction: str, ignore_index: int) -> None:
+    """The common case (a batch of logits, int64 targets, no weights), which the reference computes as one node."""
+    x, target = logits((5, 4), seed=8), np.array([3, 2, 0, -100 if ignore_index == -100 else 2, 1])
+    compare_with_torch(
+        torch_ref, lambda a, t: F.cross_entropy(a, t, ignore_index=ignore_index, reduction=reduction),
+        lambda a, t: torch_ref.nn.functional.cross_entropy(a, t, ignore_index=ignore_index, reduction=reduction),
+        [x, target], grad=[0],
+    )
+    t = minitorch.tensor(target)
+    gradcheck(lambda a: F.cross_entropy(a, t, ignore_index=ignore_index, reduction=reduction), ours(x, grad=True))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_second_derivatives(backend: str, reduction: str) -> None:
+    """The gradient taken with create_graph is itself differentiable (checked by central differences)."""
+    t = minitorch.tensor([3, 2, 0, -100, 1])
+
+    def first_derivative(a: minitorch.Tensor) -> minitorch.Tensor:
+        with minitorch.enable_grad():
+            leaf = a if a.requires_grad else a.detach().requires_grad_()
+            loss = F.cross_entropy(leaf, t, reduction=reduction).sum()
+            return minitorch.autograd.grad(loss, [leaf], create_graph=True)[0]
+
+    gradcheck(first_derivative, ours(logits((5, 4), seed=8), grad=True))
+
+
+@task
+def test_cross_entropy_rejects_out_of_range_targets(backend: str, torch_ref) -> None:
+    x = logits((3, 4))
+    for target in ([0, 4, 1], [0, -1, 1]):
+        assert_same_error(
+            lambda: F.cross_entropy(ours(x), minitorch.tensor(target)),
+            lambda: torch_ref.nn.functional.cross_entropy(torch_ref.tensor(x), torch_ref.tensor(target)),
+        )
+
+
+@task
 def test_cross_entropy_gradcheck(backend: str) -> None:
     x = ours(logits((3, 4), seed=6), grad=True)
     target = minitorch.tensor([3, 0, 1])

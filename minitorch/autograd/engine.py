@@ -59,10 +59,11 @@ def sum_to_shape(grad: "Tensor", shape: tuple[int, ...]) -> "Tensor":
 
 
 def _run_tensor_hooks(node: Node, grad: "Tensor") -> "Tensor":
-    for hook in list(node.tensor_pre_hooks.values()):
-        result = hook(grad)
-        if result is not None:
-            grad = result
+    if node.tensor_pre_hooks:
+        for hook in list(node.tensor_pre_hooks.values()):
+            result = hook(grad)
+            if result is not None:
+                grad = result
     if node.retains_grad_hook is not None:
         node.retains_grad_hook(grad)
     return grad
@@ -112,22 +113,25 @@ def run_backward(
                 grad_outputs_tuple: tuple = (grad,)
             else:
                 grad_outputs_tuple = tuple(grad)  # one (possibly None) gradient per output slot
-            for hook in list(node.pre_hooks.values()):
-                replaced = hook(grad_outputs_tuple)
-                if replaced is not None:
-                    grad_outputs_tuple = tuple(replaced)
+            if node.pre_hooks:
+                for hook in list(node.pre_hooks.values()):
+                    replaced = hook(grad_outputs_tuple)
+                    if replaced is not None:
+                        grad_outputs_tuple = tuple(replaced)
             input_grads = node.apply_grads(grad_outputs_tuple)
-            for hook in list(node.post_hooks.values()):
-                replaced = hook(input_grads, grad_outputs_tuple)
-                if replaced is not None:
-                    input_grads = tuple(replaced)
+            if node.post_hooks:
+                for hook in list(node.post_hooks.values()):
+                    replaced = hook(input_grads, grad_outputs_tuple)
+                    if replaced is not None:
+                        input_grads = tuple(replaced)
             if not retain_graph:
                 node.release()
             for (next_node, output_nr), shape, input_grad in zip(node.next_functions, node.input_shapes, input_grads):
                 if next_node is None or input_grad is None:
                     continue
                 assert shape is not None
-                input_grad = sum_to_shape(input_grad, shape)
+                if input_grad._data.shape != shape:
+                    input_grad = sum_to_shape(input_grad, shape)
                 key = id(next_node)
                 if next_node.num_outputs == 1:
                     pending[key] = pending[key] + input_grad if key in pending else input_grad

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from ..dispatch import map_op, zip_op
+from . import grad_mode
 from .grad_mode import is_grad_enabled, no_grad
 
 if TYPE_CHECKING:
@@ -39,16 +41,18 @@ FREED_GRAPH_MESSAGE = (
 class Context:
     """What ``forward`` leaves for ``backward``: saved tensors and any other attributes."""
 
+    # nothing saved yet (class-level defaults: one is made for every op, so its __init__ stays small)
+    _saved: tuple[Any, ...] = ()
+    _saved_versions: tuple[Optional[int], ...] = ()
+    _freed = False
+
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
         self.needs_input_grad = needs_input_grad
-        self._saved: tuple[Any, ...] = ()
-        self._saved_versions: tuple[Optional[int], ...] = ()
-        self._freed = False
 
     def save_for_backward(self, *values: Any) -> None:
         """Keep tensors (or None) for backward; later in-place changes to them are detected."""
         self._saved = values
-        self._saved_versions = tuple(getattr(v, "_version", None) for v in values)
+        self._saved_versions = tuple([None if v is None else getattr(v, "_version", None) for v in values])
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
@@ -87,12 +91,13 @@ class Node:
         self.ctx = ctx
         self.next_functions = next_functions
         self.input_shapes = input_shapes
-        # hooks on the gradient arriving at this node: tensor hooks, then retain_grad
-        self.tensor_pre_hooks: "OrderedDict[int, Callable[[Tensor], Optional[Tensor]]]" = OrderedDict()
+        # Hooks, each dict made when the first hook is registered (None until then: most
+        # nodes never get one). On the gradient arriving at this node: tensor hooks, then
+        # retain_grad; on the whole node: PyTorch's Node.register_prehook/register_hook.
+        self.tensor_pre_hooks: "Optional[OrderedDict[int, Callable[[Tensor], Optional[Tensor]]]]" = None
         self.retains_grad_hook: Optional[Callable[["Tensor"], None]] = None
-        # hooks on the whole node, as PyTorch's Node.register_hook/register_prehook
-        self.pre_hooks: "OrderedDict[int, Callable]" = OrderedDict()
-        self.post_hooks: "OrderedDict[int, Callable]" = OrderedDict()
+        self.pre_hooks: "Optional[OrderedDict[int, Callable]]" = None
+        self.post_hooks: "Optional[OrderedDict[int, Callable]]" = None
 
     def name(self) -> str:
         assert self.function is not None
@@ -105,6 +110,8 @@ class Node:
         """``hook(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
         from ..utils.hooks import RemovableHandle
 
+        if self.post_hooks is None:
+            self.post_hooks = OrderedDict()
         handle = RemovableHandle(self.post_hooks)
         self.post_hooks[handle.id] = hook
         return handle
@@ -113,9 +120,17 @@ class Node:
         """``hook(grad_outputs)`` before this node runs; may return new grad_outputs."""
         from ..utils.hooks import RemovableHandle
 
+        if self.pre_hooks is None:
+            self.pre_hooks = OrderedDict()
         handle = RemovableHandle(self.pre_hooks)
         self.pre_hooks[handle.id] = hook
         return handle
+
+    def tensor_hooks(self) -> "OrderedDict[int, Callable]":
+        """The dict of hooks on the gradient of this node's tensor (made on first use)."""
+        if self.tensor_pre_hooks is None:
+            self.tensor_pre_hooks = OrderedDict()
+        return self.tensor_pre_hooks
 
     #: how many gradients this node receives; >1 only for the multi-output hook nodes of
     #: ``minitorch.nn`` (their ``next_functions`` edges name the slot, ``(node, slot)``)
@@ -155,15 +170,20 @@ class AccumulateGrad(Node):
 
     def accumulate(self, grad: "Tensor") -> None:
         variable = self.variable
-        if variable.grad is None:
+        current = variable.grad
+        if current is None:
             # with create_graph the gradient keeps its graph; otherwise a fresh contiguous
             # tensor the user owns, never a (possibly broadcast) view of something else
-            variable.grad = grad if is_grad_enabled() else grad.detach().clone()
+            variable.grad = grad if is_grad_enabled() else map_op("copy", grad)
         elif is_grad_enabled():
-            variable.grad = variable.grad + grad
+            variable.grad = current + grad
+        elif (current._data.shape == grad._data.shape and current._data.dtype is grad._data.dtype
+              and current._device == grad._device and current._data.storage is not grad._data.storage):
+            zip_op("add", current, grad, out=current)  # what add_ does, without its checks
+            current._bump_version()
         else:
             with no_grad():
-                variable.grad.add_(grad)
+                current.add_(grad)
 
 
 class Function:
@@ -179,16 +199,37 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> "Tensor":
-        """Run ``forward`` and, if any tensor argument requires grad, record a :class:`Node`."""
-        from ..tensor import Tensor
+        """Run ``forward`` and, if any tensor argument requires grad, record a :class:`Node`.
 
-        needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        record = is_grad_enabled() and any(needs_input_grad)
+        Runs once per op, so it is written for speed: list comprehensions, and grad mode
+        switched off around ``forward`` by setting the flag (what ``no_grad()`` does, without
+        making a context object).
+        """
+        tensor = _tensor_class()
+        needs_input_grad = tuple([isinstance(a, tensor) and a._requires_grad for a in args])
+        record = grad_mode._grad_enabled and True in needs_input_grad
         ctx = Context(needs_input_grad)
-        with no_grad():
+        previous = grad_mode._grad_enabled
+        grad_mode._grad_enabled = False
+        try:
             out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            grad_mode._grad_enabled = previous
         if record:
-            next_functions = tuple((a._grad_node() if needed else None, 0) for a, needed in zip(args, needs_input_grad))
-            shapes = tuple(a.shape if isinstance(a, Tensor) else None for a in args)
+            next_functions = tuple([(a._grad_node() if needed else None, 0) for a, needed in zip(args, needs_input_grad)])
+            shapes = tuple([a._data.shape if isinstance(a, tensor) else None for a in args])
             out._set_grad_fn(Node(cls, ctx, next_functions, shapes))
         return out
+
+
+_TENSOR_CLASS: Any = None
+
+
+def _tensor_class() -> Any:
+    """:class:`~minitorch.tensor.Tensor`, imported on first use (it imports this module)."""
+    global _TENSOR_CLASS
+    if _TENSOR_CLASS is None:
+        from ..tensor import Tensor
+
+        _TENSOR_CLASS = Tensor
+    return _TENSOR_CLASS

@@ -7,8 +7,10 @@ were broadcast are summed back by the engine.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ..autograd.function import Context, Function
-from ..dispatch import matmul_op
+from ..dispatch import matmul_op, zip_op
 from ..tensor import Tensor
 
 
@@ -20,8 +22,8 @@ class MatMul(Function):
         # BEGIN SOLUTION 2.3
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
         rank = max(a.dim(), b.dim())
-        a_aligned = a.view((1,) * (rank - a.dim()) + a.shape)
-        b_aligned = b.view((1,) * (rank - b.dim()) + b.shape)
+        a_aligned = a if a.dim() == rank else a.view((1,) * (rank - a.dim()) + a.shape)
+        b_aligned = b if b.dim() == rank else b.view((1,) * (rank - b.dim()) + b.shape)
         return matmul_op(a_aligned, b_aligned)
         # END SOLUTION
 
@@ -33,3 +35,44 @@ class MatMul(Function):
         grad_b = a.transpose(-1, -2) @ grad if a is not None else None
         return grad_a, grad_b
         # END SOLUTION
+
+
+class Addmm(Function):
+    r"""The affine map :math:`y = x W^\top + b` of a batch ``x`` ``(n, in)``, ``W`` ``(out, in)``, ``b`` ``(out,)``.
+
+    The same values as ``x @ W.t() + b``, as one node instead of three (transpose, matmul,
+    broadcast add), with the bias added into the product in place; named after PyTorch's
+    op for it (``AddmmBackward0``). The gradients are those of a matmul, taken in the
+    layouts that need no copy:
+
+    .. math:: \partial_x = g W,\qquad \partial_W = g^\top x,\qquad \partial_b = \textstyle\sum_i g_i
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
+        ctx.save_for_backward(weight if ctx.needs_input_grad[0] else None, x if ctx.needs_input_grad[1] else None)
+        out = matmul_op(x, weight.t())
+        return out if bias is None else zip_op("add", out, bias, out=out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+        weight, x = ctx.saved_tensors
+        grad_x = grad @ weight if ctx.needs_input_grad[0] else None
+        grad_weight = grad.t() @ x if ctx.needs_input_grad[1] else None
+        grad_bias = grad.sum(0) if ctx.needs_input_grad[2] else None
+        return grad_x, grad_weight, grad_bias
+
+
+def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """``x @ weight.t() + bias``: one :class:`Addmm` node when the operands are a batch of rows,
+    a matrix and a vector that fit together (of one dtype and device); the separate ops
+    otherwise, which also give their errors for operands that don't fit."""
+    fits = (
+        x.dim() == 2 and weight.dim() == 2 and x.shape[1] == weight.shape[1] and x.dtype is weight.dtype
+        and x.device == weight.device
+        and (bias is None or (bias.shape == (weight.shape[0],) and bias.dtype is x.dtype and bias.device == x.device))
+    )
+    if fits:
+        return Addmm.apply(x, weight, bias)
+    out = x @ weight.t()
+    return out + bias if bias is not None else out

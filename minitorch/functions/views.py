@@ -24,8 +24,8 @@ class View(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Tensor:
-        ctx.input_shape = a.shape
-        strides = view_strides(a.shape, a._data.strides, shape)
+        ctx.input_shape = a._data.shape
+        strides = view_strides(a._data.shape, a._data.strides, shape)
         if strides is None:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension "

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from ...creation import empty
+from ...functions.linalg import linear
 from ...tensor import Tensor
 from .. import init
 from ..parameter import Parameter
@@ -58,8 +59,7 @@ class Linear(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
         # BEGIN SOLUTION 4.6
-        out = input @ self.weight.t()
-        return out + self.bias if self.bias is not None else out
+        return linear(input, self.weight, self.bias)
         # END SOLUTION
 
     def extra_repr(self) -> str:
