@@ -174,10 +174,13 @@ def main(argv: Optional[list[str]] = None) -> list[harness.Case]:
         sys.exit(f"no case matches {args.only!r} (see --list)")
     lines = header(torch, settings)
     print("\n".join(lines), flush=True)
+    # progress on one rewritten line in a terminal; one line per case in a log file
+    progress_end = "\r" if sys.stderr.isatty() else "\n"
     for number, case in enumerate(cases, 1):
-        print(f"  [{number}/{len(cases)}] {case.name} ...".ljust(80), end="\r", flush=True, file=sys.stderr)
+        print(f"  [{number}/{len(cases)}] {case.name} ...".ljust(80), end=progress_end, flush=True, file=sys.stderr)
         harness.measure(case, settings)
-    print(" " * 80, end="\r", file=sys.stderr)
+    if sys.stderr.isatty():
+        print(" " * 80, end="\r", file=sys.stderr)
     wall = time.perf_counter() - STARTED
     print()
     print("\n".join(harness.table(cases)))
