@@ -138,9 +138,13 @@ def arg_reduce_op(op: str, a: "Tensor", dim: int) -> "Tensor":
 
 def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
     """Batched product of same-rank operands ``(..., n, k) @ (..., k, m)``."""
-    check_same_device(a, b)
-    batch = shape_broadcast(a.shape[:-2], b.shape[:-2])
-    out = empty(batch + (a.shape[-2], b.shape[-1]), a.dtype, a.device)
+    if b._device is not a._device:
+        check_same_device(a, b)
+    a_shape, b_shape = a._data.shape, b._data.shape
+    batch = a_shape[:-2]
+    if batch != b_shape[:-2]:
+        batch = tuple(shape_broadcast(batch, b_shape[:-2]))
+    out = _result(batch + (a_shape[-2], b_shape[-1]), a._data.dtype, a._device)
     backend_of(a).matmul(a._data, b._data, out._data)
     return out
 
