@@ -82,15 +82,13 @@ def backend_of(t: "Tensor") -> "Backend":
 
 def empty(shape: Sequence[int], dtype: dtypes.dtype, device: "device") -> "Tensor":
     """A new contiguous tensor with uninitialised values."""
-    shape = tuple(shape)
-    storage = backend_for(device.type).empty(math.prod(shape), dtype)
-    return _tensor_class()._make(TensorData(storage, shape), device)
+    return _result(tuple(map(int, shape)), dtype, device)
 
 
 def _result(shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "Tensor":
     """:func:`empty` for a ``shape`` taken from operands (already a tuple of ints)."""
     storage = backend_for(device.type).empty(math.prod(shape), dtype)
-    return _tensor_class()._make(TensorData.contiguous(storage, shape), device)
+    return tensor_class()._make(TensorData.contiguous(storage, shape), device)
 
 
 def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
@@ -174,7 +172,7 @@ def scatter_add_op(src: "Tensor", dim: int, index: "Tensor", out: "Tensor") -> "
 _TENSOR_CLASS: "Optional[type[Tensor]]" = None
 
 
-def _tensor_class() -> "type[Tensor]":
+def tensor_class() -> "type[Tensor]":
     """:class:`~minitorch.tensor.Tensor`, imported on first use (it imports this module)."""
     global _TENSOR_CLASS
     if _TENSOR_CLASS is None:

@@ -8,6 +8,7 @@ from :mod:`minitorch.functions`; the math lives there.
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections import OrderedDict, namedtuple
 from numbers import Number
@@ -1129,40 +1130,28 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 _FUNCTION_MODULES: dict[str, Any] = {}
 
 
-def _functions() -> Any:
-    module = _FUNCTION_MODULES.get("elementwise")
+def _function_module(name: str) -> Any:
+    """``minitorch.functions.<name>``, imported on first use and remembered."""
+    module = _FUNCTION_MODULES.get(name)
     if module is None:
-        from .functions import elementwise as module
-
-        _FUNCTION_MODULES["elementwise"] = module
+        module = _FUNCTION_MODULES[name] = importlib.import_module(f"{__package__}.functions.{name}")
     return module
+
+
+def _functions() -> Any:
+    return _function_module("elementwise")
 
 
 def _views() -> Any:
-    module = _FUNCTION_MODULES.get("views")
-    if module is None:
-        from .functions import views as module
-
-        _FUNCTION_MODULES["views"] = module
-    return module
+    return _function_module("views")
 
 
 def _linalg() -> Any:
-    module = _FUNCTION_MODULES.get("linalg")
-    if module is None:
-        from .functions import linalg as module
-
-        _FUNCTION_MODULES["linalg"] = module
-    return module
+    return _function_module("linalg")
 
 
 def _reductions() -> Any:
-    module = _FUNCTION_MODULES.get("reductions")
-    if module is None:
-        from .functions import reductions as module
-
-        _FUNCTION_MODULES["reductions"] = module
-    return module
+    return _function_module("reductions")
 
 
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:

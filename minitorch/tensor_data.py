@@ -238,9 +238,10 @@ class TensorData:
         if not isinstance(self.storage, np.ndarray):
             raise RuntimeError("this view's storage lives on a GPU: copy it to the host first (Tensor.cpu())")
         itemsize = self.storage.itemsize
-        return np.lib.stride_tricks.as_strided(
-            self.buffer, shape=self.shape, strides=[s * itemsize for s in self.strides]
-        )
+        strides = [s * itemsize for s in self.strides]
+        if self.size and self.storage.flags.c_contiguous:  # direct: a few times quicker than as_strided
+            return np.ndarray(self.shape, self.storage.dtype, self.storage, self.offset * itemsize, strides)
+        return np.lib.stride_tricks.as_strided(self.buffer, shape=self.shape, strides=strides)
 
     def __repr__(self) -> str:
         return f"TensorData(shape={self.shape}, strides={self.strides}, offset={self.offset}, dtype={self.storage.dtype})"

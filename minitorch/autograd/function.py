@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ..dispatch import map_op, zip_op
+from ..dispatch import map_op, tensor_class, zip_op
 from . import grad_mode
 from .grad_mode import is_grad_enabled, no_grad
 
@@ -205,7 +205,7 @@ class Function:
         switched off around ``forward`` by setting the flag (what ``no_grad()`` does, without
         making a context object).
         """
-        tensor = _tensor_class()
+        tensor = tensor_class()
         needs_input_grad = tuple([isinstance(a, tensor) and a._requires_grad for a in args])
         record = grad_mode._grad_enabled and True in needs_input_grad
         ctx = Context(needs_input_grad)
@@ -221,15 +221,3 @@ class Function:
             out._set_grad_fn(Node(cls, ctx, next_functions, shapes))
         return out
 
-
-_TENSOR_CLASS: Any = None
-
-
-def _tensor_class() -> Any:
-    """:class:`~minitorch.tensor.Tensor`, imported on first use (it imports this module)."""
-    global _TENSOR_CLASS
-    if _TENSOR_CLASS is None:
-        from ..tensor import Tensor
-
-        _TENSOR_CLASS = Tensor
-    return _TENSOR_CLASS
