@@ -294,6 +294,23 @@ def test_cycles_unhashable_keys_and_deep_nesting_are_refused() -> None:
     assert roundtrip(shallow) == shallow
 
 
+@pytest.mark.task("8.1")
+def test_a_tuple_key_nests_as_deep_as_its_dict() -> None:
+    """Depth counts from the root through keys too, as loading counts it: what save writes, load reads."""
+    key: Any = ()
+    for _ in range(150):
+        key = (key,)
+    inner: Any = {key: 1}
+    outer = inner
+    for level in range(40):
+        outer = {level: outer}
+    assert roundtrip(outer) == outer  # the key's innermost tuple sits 191 levels down
+    for level in range(40, 60):
+        outer = {level: outer}
+    with pytest.raises(SerializationError, match=r"nested deeper than 200 levels"):  # 211 levels down
+        minitorch.save(outer, io.BytesIO())
+
+
 # ---------------------------------------------------------------- files and paths
 
 

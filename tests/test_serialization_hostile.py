@@ -15,9 +15,13 @@ import json
 import math
 import os
 import pickle
+import re
 import struct
+import subprocess
+import sys
 import tracemalloc
 import zipfile
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
@@ -30,6 +34,9 @@ from hypothesis import strategies as st
 import minitorch
 from minitorch import Tensor
 from minitorch.serialization import SerializationError
+from minitorch.serialization.format import MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_NESTING
+from minitorch.serialization import json_limits
+from minitorch.serialization.json_limits import JsonLimits
 
 pytestmark = pytest.mark.task("8.3")
 
@@ -88,6 +95,11 @@ def patch_central_entry(data: bytes, index: int, offset: int, fmt: str, value: i
 
 def load_bytes(data: bytes, **kwargs: Any) -> Any:
     return minitorch.load(io.BytesIO(data), **kwargs)
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a child Python that imports this very minitorch."""
+    return dict(os.environ, PYTHONPATH=str(Path(minitorch.__file__).resolve().parents[1]))
 
 
 def test_the_handmade_archive_is_valid() -> None:
@@ -403,3 +415,218 @@ def test_random_header_rewrites_give_a_clean_error_or_a_load(data: st.DataObject
         load_bytes(build(head, records))
     except SerializationError:
         pass
+
+
+# ---------------------------------------------------------------- bounded loads: entries that overlap
+
+#: zip records built by hand (APPNOTE 4.3.7, 4.3.12, 4.3.16): a local file header, a central
+#: directory entry and the end-of-central-directory record, each before its name
+LOCAL_HEADER = struct.Struct("<4s5H3I2H")
+CENTRAL_ENTRY = struct.Struct("<4s6H3I5H2I")
+END_RECORD = struct.Struct("<4s4H2IH")
+ZIP_VERSION = 20
+#: 1980-01-01 as an MS-DOS date
+DOS_DATE = (1 << 5) | 1
+
+
+def zip_from_parts(locals_and_data: bytes, entries: list[tuple[str, int, int, int]]) -> bytes:
+    """``locals_and_data`` followed by a central directory of (name, offset, size, crc) entries."""
+    directory = b"".join(
+        CENTRAL_ENTRY.pack(b"PK\x01\x02", ZIP_VERSION, ZIP_VERSION, 0, 0, 0, DOS_DATE, crc, size, size,
+                           len(name), 0, 0, 0, 0, 0, offset) + name.encode()
+        for name, offset, size, crc in entries
+    )
+    end = END_RECORD.pack(b"PK\x05\x06", 0, 0, len(entries), len(entries), len(directory), len(locals_and_data), 0)
+    return locals_and_data + directory + end
+
+
+def local_entry(name: str, data_size: int, crc: int) -> bytes:
+    return LOCAL_HEADER.pack(b"PK\x03\x04", ZIP_VERSION, 0, 0, 0, DOS_DATE, crc, data_size, data_size, len(name), 0) + name.encode()
+
+
+def overlapping_archive(count: int, payload: int) -> tuple[bytes, int]:
+    """A checkpoint whose ``count`` uint8 records all run to the end of one shared payload.
+
+    Record i's data is the local headers of records i+1, i+2, ... and the payload, so each
+    entry fits in the file and its CRC is right (zipfile reads every entry without a
+    complaint), but together they declare far more bytes than the file holds. Returns the
+    file and the bytes its header declares.
+    """
+    tail = bytes(range(256)) * (payload // 256)
+    records: list[tuple[str, int, int]] = []  # name, size, crc, built from the last record back
+    for i in reversed(range(count)):
+        name = f"minitorch/data/{i}"
+        crc = zlib.crc32(tail)
+        records.insert(0, (name, len(tail), crc))
+        tail = local_entry(name, len(tail), crc) + tail
+    rows = [row(record=name, dtype="uint8", shape=[size]) for name, size, _ in records]
+    head = json.dumps(header(rows, root={"type": "list", "items": [{"type": "tensor", "index": i} for i in range(count)]}))
+    head_bytes = head.encode()
+    head_entry = local_entry(HEADER, len(head_bytes), zlib.crc32(head_bytes)) + head_bytes
+    entries = [(HEADER, 0, len(head_bytes), zlib.crc32(head_bytes))]
+    offset = len(head_entry)
+    for name, size, crc in records:
+        entries.append((name, offset, size, crc))
+        offset += LOCAL_HEADER.size + len(name)
+    return zip_from_parts(head_entry + tail, entries), sum(size for _, size, _ in records)
+
+
+def test_the_handmade_zip_writer_makes_archives_that_load() -> None:
+    head = json.dumps(header()).encode()
+    data = np.array([1.0, 2.0], dtype="<f4").tobytes()
+    first = local_entry(HEADER, len(head), zlib.crc32(head)) + head
+    second = local_entry(RECORD, len(data), zlib.crc32(data)) + data
+    archive = zip_from_parts(first + second, [(HEADER, 0, len(head), zlib.crc32(head)), (RECORD, len(first), 8, zlib.crc32(data))])
+    assert load_bytes(archive).tolist() == [1.0, 2.0]
+
+
+def test_overlapping_entries_are_refused_before_any_data_is_read() -> None:
+    """400 entries that share their bytes: 177 KB of file declaring 30 MB (with a 17 MB
+    payload the same layout declares 7 GB, and loading it died with MemoryError)."""
+    data, declared = overlapping_archive(count=400, payload=2**16)
+    assert declared > 150 * len(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:  # the oracle: a valid zip apart from the overlap
+        assert archive.testzip() is None
+    peak, message = measure_peak(lambda: load_bytes(data))
+    assert "entries overlap" in message and "minitorch/data/0" in message
+    assert peak < MEMORY_LIMIT_BYTES
+
+
+def test_two_entries_sharing_one_local_header_are_refused() -> None:
+    data = build(records={RECORD: b"\0" * 8, "minitorch/data/1": b"\0" * 8})
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        shared = archive.getinfo(RECORD).header_offset
+    # the third central entry (data/1) points at data/0's local header (its last field)
+    patched = patch_central_entry(data, 2, CENTRAL_ENTRY.size - 4, "<I", shared)
+    with pytest.raises(SerializationError, match="local header at offset .* names b'minitorch/data/0'"):
+        load_bytes(patched)
+
+
+def test_an_entry_running_into_the_central_directory_is_refused() -> None:
+    data = build()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        info = archive.getinfo(RECORD)
+        grown = archive.start_dir - info.header_offset - LOCAL_HEADER.size - len(RECORD) + 10  # 10 bytes into it
+    data = patch_central_entry(data, 1, CENTRAL_COMPRESSED_SIZE, "<I", grown)
+    data = patch_central_entry(data, 1, CENTRAL_COMPRESSED_SIZE + 4, "<I", grown)
+    with pytest.raises(SerializationError, match="inside the central directory"):
+        load_bytes(data)
+
+
+def test_a_checkpoint_of_many_tensors_loads() -> None:
+    """The layout checks read one local header per entry and refuse nothing valid."""
+    tensors = {f"w{i}": minitorch.full((i % 5,), float(i)) for i in range(2000)}
+    buffer = io.BytesIO()
+    minitorch.save(tensors, buffer)
+    loaded = load_bytes(buffer.getvalue())
+    assert list(loaded) == list(tensors)
+    assert all(loaded[k].tolist() == [float(i)] * (i % 5) for i, k in enumerate(tensors))
+
+
+def test_a_table_declaring_more_bytes_than_the_file_is_refused_before_allocating() -> None:
+    rows = [row(record=f"minitorch/data/{i}", dtype="float64", shape=[2**30]) for i in range(1000)]
+    data = build(header(rows, root={"type": "list", "items": []}))
+    peak, message = measure_peak(lambda: load_bytes(data))
+    assert f"the tensor table needs {1000 * 2**33} bytes of records, more than the whole {len(data)}-byte file" in message
+    assert peak < MEMORY_LIMIT_BYTES
+
+
+# ---------------------------------------------------------------- bounded loads: the JSON header
+
+
+def test_a_header_of_a_million_empty_objects_is_refused_before_parsing() -> None:
+    """3 MB of ``{},`` would be 75 MB of Python objects; the limit is checked on the text."""
+    count = MAX_JSON_CONTAINERS + 1
+    text = b"[" + b",".join([b"{}"] * count) + b"]"
+    data = build(text, records={})
+    peak, message = measure_peak(lambda: load_bytes(data))
+    assert re.search(f"holds at least [0-9]+ JSON objects and arrays, more than the limit of {MAX_JSON_CONTAINERS}", message)
+    assert peak < 4 * len(text)
+
+
+def json_size(value: Any, depth: int = 0) -> tuple[int, int, int]:
+    """Containers, values (keys included) and nesting depth of a parsed JSON value."""
+    if isinstance(value, (list, dict)):
+        children = list(value.values()) if isinstance(value, dict) else value
+        sizes = [json_size(child, depth + 1) for child in children]
+        containers = 1 + sum(c for c, _, _ in sizes)
+        values = 1 + sum(v for _, v, _ in sizes) + (len(value) if isinstance(value, dict) else 0)
+        return containers, values, max([depth + 1] + [d for _, _, d in sizes])
+    return 0, 1, depth
+
+
+TRICKY_TEXT = st.text(alphabet='[]{},:"\\aé\n\u2603', max_size=6)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TRICKY_TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(TRICKY_TEXT, children, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(JSON_VALUES, st.sampled_from([1, 2, 7, 4096]), st.booleans(), st.sampled_from([None, 1]))
+def test_the_json_measure_agrees_with_the_parsed_value(value: Any, chunk: int, ascii_only: bool, indent: Any) -> None:
+    """Oracle: walking what ``json.loads`` returns. Strings full of brackets, quotes and
+    backslashes count for nothing, also when a chunk boundary cuts an escape."""
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=indent).encode()
+    measured = json_limits.measure(text, chunk_bytes=chunk)
+    containers, values, depth = json_size(json.loads(text))
+    assert (measured.containers, measured.depth) == (containers, depth)
+    assert values <= measured.values <= values + containers  # an empty container has no first value
+
+
+def test_too_many_values_are_refused_and_strings_hide_no_brackets(monkeypatch: Any) -> None:
+    from minitorch.serialization import archive
+
+    monkeypatch.setattr(archive, "HEADER_LIMITS", JsonLimits(depth=8, containers=50, values=100))
+    with pytest.raises(SerializationError, match="holds up to 101 JSON values or more, more than the limit of 100"):
+        load_bytes(build(json.dumps(list(range(100))).encode(), records={}))
+    # brackets, commas and escaped quotes inside strings count for nothing
+    tricky = header(rows=[], root="[[[[{{{{,,,,::::\\\"]]]]" * 50)
+    assert load_bytes(build(tricky, records={})) == tricky["root"]
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 900, 100_000])
+def test_a_header_nested_too_deeply_is_refused_before_parsing(depth: int) -> None:
+    text = b"[" * depth + b"]" * depth
+    with pytest.raises(SerializationError, match=f"nested at least {depth} levels deep, deeper than the limit of {MAX_JSON_DEPTH}"):
+        load_bytes(build(text, records={}))
+
+
+def test_deep_nesting_is_refused_even_with_a_raised_recursion_limit(tmp_path: Path) -> None:
+    """The depth check doesn't lean on Python's recursion limit, which a program may raise
+    (the JSON parser recursing 200,000 levels deep in C would crash the process)."""
+    path = tmp_path / "deep.mt"
+    path.write_bytes(build(b"[" * 200_000 + b"]" * 200_000, records={}))
+    script = (
+        "import sys, minitorch\n"
+        "sys.setrecursionlimit(10**6)\n"
+        "try:\n"
+        "    minitorch.load(sys.argv[1])\n"
+        "except minitorch.serialization.SerializationError as error:\n"
+        "    print('refused:', error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=300,
+                          env=child_env())
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "refused: malformed checkpoint: minitorch/header.json is nested at least 200000 levels deep" in done.stdout
+
+
+def test_the_deepest_object_save_accepts_loads() -> None:
+    """No false refusal at the limits: dicts nested ``MAX_NESTING`` deep, a tuple key and a
+    Size at the bottom (the deepest JSON a checkpoint can hold)."""
+    deepest: Any = {(): minitorch.Size([2, 3])}
+    for level in range(MAX_NESTING - 1):
+        deepest = {level: deepest}
+    buffer = io.BytesIO()
+    minitorch.save(deepest, buffer)
+    assert same(load_bytes(buffer.getvalue()), deepest)
+    with pytest.raises(SerializationError, match="nested deeper than"):
+        minitorch.save({0: deepest}, io.BytesIO())
+
+
+def test_save_refuses_a_header_that_load_would_refuse(monkeypatch: Any) -> None:
+    from minitorch.serialization import archive
+
+    monkeypatch.setattr(archive, "HEADER_LIMITS", JsonLimits(depth=50, containers=50, values=1000))
+    with pytest.raises(SerializationError, match="can't save: the header of this object tree holds .* JSON objects"):
+        minitorch.save([[] for _ in range(60)], io.BytesIO())

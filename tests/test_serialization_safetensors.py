@@ -11,6 +11,7 @@ import io
 import json
 import math
 import struct
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from hypothesis import strategies as st
 
 import minitorch
 from minitorch.serialization import SerializationError
+from minitorch.serialization.format import MAX_JSON_CONTAINERS
+from minitorch.serialization.json_limits import JsonLimits
 
 pytestmark = pytest.mark.task("8.6")
 
@@ -208,6 +211,16 @@ HOSTILE = {
     "offsets_reversed": (handmade({"w": dict(ENTRY, data_offsets=[8, 0])}, TWO_FLOATS), "span -8"),
     "offsets_past_the_end": (handmade({"w": dict(ENTRY, data_offsets=[8, 16])}, TWO_FLOATS), "starts at byte 8, expected 0"),
     "overlap": (handmade({"a": ENTRY, "b": ENTRY}, TWO_FLOATS), "starts at byte 0, expected 8"),
+    "partial_overlap": (
+        handmade({"a": ENTRY, "b": dict(ENTRY, data_offsets=[4, 12])}, TWO_FLOATS + b"\0" * 4),
+        "'b' starts at byte 4, expected 8",
+    ),
+    "exabyte_shape_and_offsets": (
+        handmade({"w": dict(ENTRY, shape=[2**62], data_offsets=[0, 2**64])}, TWO_FLOATS),
+        "cover 18446744073709551616 bytes but the data section holds 8",
+    ),
+    "header_nested_too_deeply": (handmade(b'{"w":{"shape":[[[[2]]]]}}', TWO_FLOATS), "nested at least 6 levels deep"),
+    "header_nested_100000_deep": (handmade(b"[" * 100_000 + b"]" * 100_000), "nested at least 100000 levels deep"),
     "trailing_bytes": (handmade({"w": ENTRY}, TWO_FLOATS + b"junk"), "cover 8 bytes but the data section holds 12"),
     "truncated_data": (handmade({"w": ENTRY}, TWO_FLOATS[:5]), "cover 8 bytes but the data section holds 5"),
     "extra_key": (handmade({"w": dict(ENTRY, code="x")}, TWO_FLOATS), "exactly the keys"),
@@ -225,13 +238,39 @@ def test_hostile_safetensors_files_are_refused(name: str) -> None:
         minitorch.load_safetensors(io.BytesIO(data))
 
 
+def test_a_header_of_a_million_empty_objects_is_refused_before_parsing() -> None:
+    """3 MB of ``{},`` would be 75 MB of Python objects: the text is measured first."""
+    text = b"[" + b",".join([b"{}"] * (MAX_JSON_CONTAINERS + 1)) + b"]"
+    tracemalloc.start()
+    try:
+        with pytest.raises(SerializationError, match="holds at least [0-9]+ JSON objects and arrays, more than the limit"):
+            minitorch.load_safetensors(io.BytesIO(handmade(text)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * len(text)
+
+
+def test_save_refuses_a_header_that_load_would_refuse(monkeypatch: Any) -> None:
+    from minitorch.serialization import safetensors
+
+    monkeypatch.setattr(safetensors, "HEADER_LIMITS", JsonLimits(depth=3, containers=30, values=1000))
+    tensors = {f"w{i}": minitorch.ones(1) for i in range(10)}  # 3 containers each, and the header
+    with pytest.raises(SerializationError, match="can't save: the safetensors header holds at least 31 JSON objects"):
+        minitorch.save_safetensors(tensors, io.BytesIO())
+
+
 def test_the_handmade_file_is_valid(st_torch: Any) -> None:
     data = handmade({"w": ENTRY}, TWO_FLOATS)
     assert minitorch.load_safetensors(io.BytesIO(data))["w"].tolist() == [1.0, 2.0]
     assert st_torch.load(data)["w"].tolist() == [1.0, 2.0]
 
 
-@pytest.mark.parametrize("name", ["overlap", "trailing_bytes", "offsets_past_the_end", "terabyte_shape", "header_past_the_end"])
+@pytest.mark.parametrize(
+    "name",
+    ["overlap", "partial_overlap", "trailing_bytes", "offsets_past_the_end", "terabyte_shape", "exabyte_shape_and_offsets",
+     "header_past_the_end"],
+)
 def test_minitorch_and_the_reference_agree_on_bad_layouts(st_torch: Any, name: str) -> None:
     """Gaps, overlaps, trailing bytes and impossible sizes are errors for the reference reader too."""
     data = HOSTILE[name][0]

@@ -7,14 +7,41 @@ order, int keys, dtypes, shapes and values exactly as saved.
 
 The file is a zip archive of plain data (see :mod:`minitorch.serialization.format`):
 ``minitorch/header.json`` describes the object tree and a table of tensors, and
-``minitorch/data/<i>`` holds tensor ``i``'s elements as raw little-endian bytes. So:
+``minitorch/data/<i>`` holds tensor ``i``'s elements as raw little-endian bytes.
 
-- Loading never runs code from the file (there is no pickle anywhere), and ``weights_only``
-  is accepted for PyTorch compatibility only.
-- A damaged, truncated, hostile or foreign file raises :class:`SerializationError`, which
-  says what is wrong; every size in the file is checked against the file's real size
-  before memory is allocated, and nothing is ever written while loading.
-- Saving a path is atomic: a crash mid-save leaves the previous file intact.
+Threat model. A checkpoint may come from a stranger and be built to do harm. Loading one
+(``load`` or ``load_safetensors``) guarantees:
+
+- No code from the file runs: there is no pickle anywhere (``weights_only`` is accepted
+  for PyTorch compatibility only), and nothing is written anywhere.
+- Every failure is a :class:`SerializationError` saying what is wrong (never a
+  ``MemoryError``, a ``RecursionError`` or a crash), raised before the memory it guards is
+  allocated: the zip structure first (each entry stored, unencrypted, safely named, inside
+  the file; the entries' spans, read from their local headers, one after another without
+  overlap and before the central directory, so their data adds up to at most the file's
+  size), then the header's size (64 MB; 100 MB for ``.safetensors``, the reference limit),
+  then its JSON, measured before it is parsed: at most ``MAX_JSON_DEPTH`` (603) levels
+  deep, 1,000,000 objects and arrays and 4,000,000 values, so any header parses into at
+  most about 300 MB of Python objects; then the tensor table: each record exactly as
+  large as its dtype and shape imply, all of them together no larger than the file (for
+  ``.safetensors``, offsets that tile the data section exactly).
+- So tensors take at most the file's own size, and a hostile file is refused in time
+  linear in its size, most in milliseconds: 400 overlapping entries in 17 MB (7 GB
+  declared) in 3-15 ms, a 31 MB header of empty JSON objects in about 0.1 s.
+
+Not covered: a well-formed file with wrong values (CRCs catch accidental damage, not an
+edit; ``.safetensors`` has no checksum); the zip central directory of a file with very
+many entries, which Python's ``zipfile`` parses into about 5 bytes of memory per byte
+before any check; and legitimate size (a 10 GB checkpoint loads 10 GB).
+
+Saving to a path (:mod:`minitorch.serialization.atomic`) is atomic: a crash or a
+``kill -9`` mid-save leaves the previous file intact, and the next save to that path
+removes the temporary file the killed one left (never that of a save still running). It
+keeps the target's permission bits (and owner and group where allowed), follows symbolic
+links, and raises ``OSError`` naming the target for a directory, a link loop, a missing
+or unwritable folder (the folder must be writable: the new file is made there). Saving
+to a file object writes to it as it is.
+
 - Each tensor is saved as its own compact values: a view (a slice, a transpose) stores only
   its elements. One tensor reached twice in ``obj`` (or two tensors showing the same
   elements of the same storage, like ``w`` and ``w.detach()``) is stored once and loads as

@@ -2,8 +2,11 @@
 
 See :mod:`minitorch.serialization.format` for the layout. Saving checks the whole object
 first (so an unsupported value deep inside fails before any byte is written) and writes a
-path atomically. Loading validates the archive before trusting it: entry names, sizes
-against the real file size, the header's format and version, every row of the tensor table.
+path atomically. Loading validates the archive before trusting it, cheapest checks first
+and all of them before the data they guard is read or allocated: entry names and sizes
+against the real file size; the entries' spans, from their local headers (no two
+overlap); the header's size, then its JSON's depth and counts, then its format and
+version; every row of the tensor table against its record, and the table's total.
 """
 
 from __future__ import annotations
@@ -22,11 +25,14 @@ from ..tensor import Tensor
 from .atomic import atomic_write
 from .errors import SerializationError
 from .format import (
-    FORMAT_NAME, FORMAT_VERSION, HEADER_NAME, MAX_HEADER_BYTES, RECORD_NAME, RECORD_PREFIX, ZIP_TIMESTAMP,
+    FORMAT_NAME, FORMAT_VERSION, HEADER_NAME, MAX_HEADER_BYTES, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_JSON_VALUES,
+    RECORD_NAME, RECORD_PREFIX, ZIP_TIMESTAMP,
 )
+from .json_limits import JsonLimits, exceeded
 from .location import MapLocation, Placement
-from .records import TensorSpec, parse_row, read_record, table_row, tensor_bytes
+from .records import TensorSpec, checked_record, parse_row, read_record, table_row, tensor_bytes
 from .tree import TreeDecoder, TreeEncoder
+from .zip_layout import directory_start, entry_span
 
 FileLike = Union[str, "os.PathLike[str]", IO[bytes]]
 #: the first byte of a pickle stream (protocol 2 and later)
@@ -43,6 +49,8 @@ ALLOWED_FLAGS = DATA_DESCRIPTOR_FLAG | UTF8_NAME_FLAG
 LOCAL_HEADER_BYTES = 30
 #: what the archive reader may raise on a damaged file (all reported as SerializationError)
 READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error, ValueError, OverflowError, OSError)
+#: what the header's JSON may hold, checked before it is parsed (and before a save writes it)
+HEADER_LIMITS = JsonLimits(depth=MAX_JSON_DEPTH, containers=MAX_JSON_CONTAINERS, values=MAX_JSON_VALUES)
 
 
 def _entry(name: str) -> zipfile.ZipInfo:
@@ -86,6 +94,9 @@ def save(obj: Any, f: FileLike) -> None:
         raise SerializationError(
             f"can't save: the object tree needs {len(payload)} bytes of header, more than {MAX_HEADER_BYTES}"
         )
+    problem = exceeded(payload, HEADER_LIMITS)
+    if problem:  # a file that load would refuse is never written
+        raise SerializationError(f"can't save: the header of this object tree {problem}")
 
     def write(stream: IO[bytes]) -> None:
         _write_archive(stream, payload, encoder.tensors, records)
@@ -132,8 +143,10 @@ def _not_an_archive_hint(stream: IO[bytes]) -> str:
     return ""
 
 
-def _check_entries(archive: zipfile.ZipFile, archive_size: int) -> None:
-    """Every entry must be one of ours, stored uncompressed, and fit inside the real file."""
+def _check_entries(archive: zipfile.ZipFile, stream: IO[bytes], archive_size: int) -> None:
+    """Every entry must be one of ours, stored uncompressed, and fit inside the real file;
+    together the entries must lie one after another (no two overlap), before the central
+    directory, as their local headers in ``stream`` show (see :func:`entry_span`)."""
     # BEGIN SOLUTION 8.3
     names = archive.namelist()
     if HEADER_NAME not in names:
@@ -166,6 +179,19 @@ def _check_entries(archive: zipfile.ZipFile, archive_size: int) -> None:
                 f"corrupt or truncated checkpoint: entry {name} claims {info.file_size} bytes at offset "
                 f"{info.header_offset}, beyond the end of the {archive_size}-byte file"
             )
+    spans = sorted((entry_span(stream, info) for info in archive.infolist()), key=lambda span: span.start)
+    for before, after in zip(spans, spans[1:]):
+        if after.start < before.end:
+            raise SerializationError(
+                f"hostile checkpoint: entries overlap ({before.name} spans bytes {before.start} to {before.end}, "
+                f"{after.name} starts at byte {after.start} inside it)"
+            )
+    directory = directory_start(archive, archive_size)
+    if spans and spans[-1].end > directory:
+        raise SerializationError(
+            f"corrupt checkpoint: entry {spans[-1].name} ends at byte {spans[-1].end}, "
+            f"inside the central directory that starts at byte {directory}"
+        )
     # END SOLUTION
 
 
@@ -186,7 +212,7 @@ def open_archive(stream: IO[bytes]) -> zipfile.ZipFile:
     except NotImplementedError as error:  # e.g. a zip feature version from the future
         raise SerializationError(f"malformed checkpoint: unsupported zip archive ({error})") from None
     try:
-        _check_entries(archive, size)
+        _check_entries(archive, stream, size)
     except BaseException:
         archive.close()
         raise
@@ -202,6 +228,9 @@ def _read_header(archive: zipfile.ZipFile) -> dict:
         )
     with archive.open(info) as stream:
         raw = stream.read(info.file_size + 1)
+    problem = exceeded(raw, HEADER_LIMITS)
+    if problem:
+        raise SerializationError(f"malformed checkpoint: {HEADER_NAME} {problem}")
     header = json.loads(raw.decode("utf-8"))
     if type(header) is not dict or header.get("format") != FORMAT_NAME:
         raise SerializationError(f"not a minitorch checkpoint: {HEADER_NAME} does not describe a {FORMAT_NAME} archive")
@@ -219,14 +248,28 @@ def _read_header(archive: zipfile.ZipFile) -> dict:
 
 
 class _TensorTable:
-    """The header's tensor table; each tensor is read on first reference and shared after."""
+    """The header's tensor table; each tensor is read on first reference and shared after.
 
-    def __init__(self, archive: zipfile.ZipFile, rows: list, placement: Placement, parameter_class: Any) -> None:
+    Every row is checked against its record when the table is built, before any tensor
+    is read: ``archive_size`` bounds what the rows may declare in total.
+    """
+
+    def __init__(
+        self, archive: zipfile.ZipFile, archive_size: int, rows: list, placement: Placement, parameter_class: Any
+    ) -> None:
         self._archive = archive
         self._specs: list[TensorSpec] = [parse_row(row, f"tensor table row {i}") for i, row in enumerate(rows)]
         records = [spec.record for spec in self._specs]
         if len(set(records)) != len(records):
             raise SerializationError("malformed checkpoint: two rows of the tensor table share one record")
+        declared = sum(spec.nbytes for spec in self._specs)
+        if declared > archive_size:
+            raise SerializationError(
+                f"malformed checkpoint: the tensor table needs {declared} bytes of records, "
+                f"more than the whole {archive_size}-byte file"
+            )
+        for spec in self._specs:
+            checked_record(archive, spec)
         self._placement = placement
         self._parameter_class = parameter_class
         self._loaded: dict[int, Tensor] = {}
@@ -279,9 +322,10 @@ def load(f: FileLike, map_location: MapLocation = None, weights_only: bool = Tru
     placement = Placement(map_location)
     with _open_for_reading(f) as stream:
         with _reading("the archive"):
+            size = _stream_size(stream)
             archive = open_archive(stream)
         with archive:
             with _reading(HEADER_NAME):
                 header = _read_header(archive)
-            table = _TensorTable(archive, header["tensors"], placement, _parameter_class())
+            table = _TensorTable(archive, size, header["tensors"], placement, _parameter_class())
             return TreeDecoder(table.tensor_at).decode(header["root"])

@@ -29,6 +29,14 @@ RECORD_NAME = re.compile(r"minitorch/data/(0|[1-9][0-9]{0,8})")
 MAX_HEADER_BYTES = 64 * 2**20
 #: nesting depth of containers inside a saved object
 MAX_NESTING = 200
+#: nesting depth of the header's JSON: a container of the object tree is up to three
+#: levels of JSON (its tagged object, the items array, a [key, value] pair)
+MAX_JSON_DEPTH = 3 * (MAX_NESTING + 1)
+#: JSON objects and arrays in one header, and JSON values (containers, keys and scalars):
+#: enough for ~60,000 tensors with their optimizer state; at these limits the parsed
+#: header takes at most a few hundred MB, however its 64 MB are spent
+MAX_JSON_CONTAINERS = 1_000_000
+MAX_JSON_VALUES = 4_000_000
 #: dimensions of one tensor
 MAX_DIMS = 64
 #: the name of the saved object in error messages, as in ``obj['model']['weight']``

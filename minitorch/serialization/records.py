@@ -106,13 +106,9 @@ def parse_row(row: Any, where: str) -> TensorSpec:
     return TensorSpec(record, DTYPES_BY_NAME[name], tuple(shape), location, flags["requires_grad"], flags[PARAMETER_KEY])
 
 
-def read_record(archive: zipfile.ZipFile, spec: TensorSpec) -> np.ndarray:
-    """The elements of ``spec``'s record as a writable NumPy array of its shape and dtype.
-
-    The record's size in the archive must equal what dtype and shape imply; the archive's
-    entries were already checked against the real file size, so nothing here can allocate
-    more than the file holds.
-    """
+def checked_record(archive: zipfile.ZipFile, spec: TensorSpec) -> zipfile.ZipInfo:
+    """The archive entry of ``spec``'s record, which must exist and hold exactly the bytes
+    that dtype and shape imply."""
     # BEGIN SOLUTION 8.3
     try:
         info = archive.getinfo(spec.record)
@@ -123,6 +119,19 @@ def read_record(archive: zipfile.ZipFile, spec: TensorSpec) -> np.ndarray:
             f"malformed checkpoint: record {spec.record} holds {info.file_size} bytes but a {spec.dtype.name} "
             f"tensor of shape {list(spec.shape)} needs {spec.nbytes}"
         )
+    return info
+    # END SOLUTION
+
+
+def read_record(archive: zipfile.ZipFile, spec: TensorSpec) -> np.ndarray:
+    """The elements of ``spec``'s record as a writable NumPy array of its shape and dtype.
+
+    The record's size in the archive must equal what dtype and shape imply
+    (:func:`checked_record`); the archive's entries were already checked against the real
+    file size and each other, so nothing here can allocate more than the file holds.
+    """
+    # BEGIN SOLUTION 8.3
+    info = checked_record(archive, spec)
     raw = np.empty(spec.nbytes, dtype=np.uint8)
     filled = 0
     with archive.open(info) as stream:

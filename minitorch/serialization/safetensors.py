@@ -9,7 +9,10 @@ The format is small enough to write by hand::
     the rest       the tensors' bytes, row-major, little-endian, back to back
 
 ``data_offsets`` count from the start of the byte buffer; together the tensors cover the
-buffer exactly, with no gap and no overlap. Files written here load with
+buffer exactly, with no gap and no overlap. A reader checks all of that before it reads a
+tensor, and measures the header's JSON (depth, objects and arrays, values) before parsing
+it, so no file makes it allocate more than the file's own size in tensors plus a bounded
+header. Files written here load with
 ``safetensors.torch.load_file`` and files from ``safetensors.torch.save_file`` load here.
 """
 
@@ -30,7 +33,8 @@ from ..device import DeviceLike
 from ..tensor import Tensor
 from .atomic import atomic_write
 from .errors import SerializationError
-from .format import MAX_DIMS, READ_CHUNK_BYTES, little_endian
+from .format import MAX_DIMS, MAX_JSON_CONTAINERS, MAX_JSON_VALUES, READ_CHUNK_BYTES, little_endian
+from .json_limits import JsonLimits, exceeded
 from .location import move_to
 from .records import tensor_bytes
 
@@ -43,6 +47,9 @@ HEADER_ALIGNMENT = 8
 #: the reference implementation's limit on the header's size
 MAX_HEADER_BYTES = 100_000_000
 METADATA_KEY = "__metadata__"
+#: the header is an object of entries, each an object holding the shape and offsets arrays
+MAX_JSON_DEPTH = 3
+HEADER_LIMITS = JsonLimits(depth=MAX_JSON_DEPTH, containers=MAX_JSON_CONTAINERS, values=MAX_JSON_VALUES)
 ENTRY_KEYS = {"dtype", "shape", "data_offsets"}
 
 CODES = {
@@ -91,6 +98,9 @@ def safetensors_bytes(
         text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as error:
         raise SerializationError(f"can't save a name or metadata that is not valid Unicode: {error}") from None
+    problem = exceeded(text, HEADER_LIMITS)
+    if problem:  # a file that load_safetensors would refuse is never written
+        raise SerializationError(f"can't save: the safetensors header {problem}")
     text += b" " * (-len(text) % HEADER_ALIGNMENT)
     return struct.pack(LENGTH_FORMAT, len(text)) + text, payloads
     # END SOLUTION
@@ -150,6 +160,9 @@ def _parse_header(stream: IO[bytes], file_size: int) -> tuple[dict, int]:
     if LENGTH_BYTES + length > file_size:
         raise _bad(f"header length {length} runs past the end of the {file_size}-byte file")
     raw = stream.read(length)
+    problem = exceeded(raw, HEADER_LIMITS)
+    if problem:
+        raise _bad(f"the header {problem}")
     try:
         header = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as error:

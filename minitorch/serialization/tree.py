@@ -100,7 +100,7 @@ class TreeEncoder:
                 if isinstance(value, dict):
                     tag = "odict" if isinstance(value, OrderedDict) else "dict"
                     items: list = [
-                        [self._encode_key(k, path), self.encode(v, child_path(path, k), depth + 1)]
+                        [self._encode_key(k, path, depth + 1), self.encode(v, child_path(path, k), depth + 1)]
                         for k, v in value.items()
                     ]
                 else:
@@ -115,8 +115,9 @@ class TreeEncoder:
         )
         # END SOLUTION
 
-    def _encode_key(self, key: Any, path: str) -> Any:
-        """A dict key: a number, string, None, or a tuple of those."""
+    def _encode_key(self, key: Any, path: str, depth: int) -> Any:
+        """A dict key: a number, string, None, or a tuple of those (at ``depth``, as the
+        loader counts it)."""
         key_path = f"{path} (the key {key!r:.60})"
         try:
             hash(key)
@@ -124,7 +125,7 @@ class TreeEncoder:
             raise SerializationError(f"can't save {key_path}: an unhashable key") from None
         if isinstance(key, Tensor):
             raise SerializationError(f"can't save {key_path}: a tensor can't be a dict key in a checkpoint")
-        return self.encode(key, key_path)
+        return self.encode(key, key_path, depth)
 
 
 def _fail(path: str, what: str) -> SerializationError:
