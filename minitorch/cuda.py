@@ -131,17 +131,17 @@ def initial_seed() -> int:
 
 def get_rng_state(device: Any = "cuda") -> "Tensor":
     """The cuda generator's state, a uint8 tensor on the cpu (as PyTorch's)."""
-    from .random import _state_to_bytes
+    from .random import read_state
     from .tensor import Tensor
 
-    raw = _state_to_bytes(_generator.bit_generator.state)
+    raw = read_state(_generator.bit_generator)
     return Tensor._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
 
 
 def set_rng_state(new_state: "Tensor", device: Any = "cuda") -> None:
     """Restore a state returned by :func:`get_rng_state`."""
     from . import dtypes
-    from .random import STATE_BYTES, WORD_BYTES, _bytes_to_state
+    from .random import STATE_BYTES, WORD_BYTES, write_state
 
     if getattr(new_state, "dtype", None) is not dtypes.uint8 or new_state.numel() != STATE_BYTES:
         raise RuntimeError(
@@ -152,7 +152,7 @@ def set_rng_state(new_state: "Tensor", device: Any = "cuda") -> None:
     raw = bytes(new_state.detach().cpu().numpy().tobytes())
     if raw[2 * WORD_BYTES] not in (0, 1):
         raise RuntimeError("set_rng_state: corrupt state (bad cached-value flag)")
-    _generator.bit_generator.state = _bytes_to_state(raw)
+    write_state(_generator.bit_generator, raw)
 
 
 def get_rng_state_all() -> list["Tensor"]:

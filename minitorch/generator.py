@@ -50,7 +50,7 @@ class Generator:
 
     def get_state(self) -> Tensor:
         """The state as a uint8 tensor (restore it with :meth:`set_state`)."""
-        raw = random._state_to_bytes(self._numpy.bit_generator.state)
+        raw = random.read_state(self._numpy.bit_generator)
         return Tensor._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> "Generator":
@@ -59,7 +59,7 @@ class Generator:
         valid = isinstance(new_state, Tensor) and new_state.dtype is dtypes.uint8
         if not valid or new_state.numel() != random.STATE_BYTES:
             raise RuntimeError(f"Generator.set_state expects a uint8 tensor of {random.STATE_BYTES} bytes from get_state")
-        self._numpy.bit_generator.state = random._bytes_to_state(bytes(new_state.cpu().numpy().tobytes()))
+        random.write_state(self._numpy.bit_generator, bytes(new_state.cpu().numpy().tobytes()))
         return self
 
     def numpy_generator(self) -> np.random.Generator:

@@ -3,6 +3,9 @@
 One global generator (NumPy's PCG64) seeded by :func:`manual_seed`. Numbers are drawn on
 the host, so a seed gives the same values on every backend and device. The state is a
 uint8 tensor of plain bytes, safe to store in a checkpoint and to restore exactly.
+
+As PyTorch's default generator, it is one for the whole process: threads may draw from it
+at once (NumPy holds the generator's lock through each draw), in whatever order they come.
 """
 
 from __future__ import annotations
@@ -77,11 +80,28 @@ def _bytes_to_state(raw: bytes) -> dict:
     }
 
 
+def read_state(bit_generator: np.random.BitGenerator) -> bytes:
+    """``bit_generator``'s state as plain bytes, read under its lock.
+
+    NumPy draws hold that lock (and may release the GIL while they fill an array), so a
+    state read while another thread draws is never one of a draw half done.
+    """
+    with bit_generator.lock:
+        return _state_to_bytes(bit_generator.state)
+
+
+def write_state(bit_generator: np.random.BitGenerator, raw: bytes) -> None:
+    """Restore bytes from :func:`read_state` into ``bit_generator``, under its lock."""
+    state = _bytes_to_state(raw)
+    with bit_generator.lock:
+        bit_generator.state = state
+
+
 def get_rng_state() -> "Tensor":
     """The generator's state as a uint8 tensor."""
     from .tensor import Tensor
 
-    raw = _state_to_bytes(_generator.bit_generator.state)
+    raw = read_state(_generator.bit_generator)
     return Tensor._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
 
 
@@ -98,4 +118,4 @@ def set_rng_state(new_state: "Tensor") -> None:
     raw = bytes(new_state.cpu().numpy().tobytes())
     if raw[2 * WORD_BYTES] not in (0, 1):
         raise RuntimeError("set_rng_state: corrupt state (bad cached-value flag)")
-    _generator.bit_generator.state = _bytes_to_state(raw)
+    write_state(_generator.bit_generator, raw)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import threading
 from collections import OrderedDict, namedtuple
 from numbers import Number
 from typing import Any, Callable, Iterator, Optional, Sequence, Union
@@ -28,6 +29,9 @@ from .tensor_data import TensorData, strides_from_shape
 Scalar = Union[int, float, bool]
 Operand = Union["Tensor", int, float, bool]
 ShapeArg = Union[int, Sequence[int]]
+
+#: makes a leaf's ``AccumulateGrad`` node (see ``Tensor._grad_node``)
+_LEAF_NODE_LOCK = threading.Lock()
 
 #: ``max``/``min`` with ``dim`` return this pair, as ``torch.return_types.max``
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -215,9 +219,12 @@ class Tensor:
         if self.grad_fn is not None:
             return self.grad_fn
         if self._accumulate_node is None:
-            node = AccumulateGrad(self)
-            node.tensor_pre_hooks = self._leaf_hooks
-            self._accumulate_node = node
+            # once per leaf, under a lock: threads sharing the leaf must all get the same node
+            with _LEAF_NODE_LOCK:
+                if self._accumulate_node is None:
+                    node = AccumulateGrad(self)
+                    node.tensor_pre_hooks = self._leaf_hooks
+                    self._accumulate_node = node
         return self._accumulate_node
 
     def register_hook(self, hook: Callable[["Tensor"], Optional["Tensor"]]) -> Any:

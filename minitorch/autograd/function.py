@@ -20,12 +20,12 @@ nodes form the graph that :mod:`minitorch.autograd.engine` walks backward.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..dispatch import map_op, tensor_class, zip_op
-from . import grad_mode
-from .grad_mode import is_grad_enabled, no_grad
+from .grad_mode import is_grad_enabled, no_grad, per_thread
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -56,25 +56,30 @@ class Context:
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
+        saved = self._saved  # read before the flag: release() sets the flag first
         if self._freed:
             raise RuntimeError(FREED_GRAPH_MESSAGE)
-        for value, version in zip(self._saved, self._saved_versions):
+        for value, version in zip(saved, self._saved_versions):
             if version is not None and value._version != version:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an "
                     f"inplace operation: [{value.type_name()} {list(value.shape)}] is at version "
                     f"{value._version}; expected version {version} instead."
                 )
-        return self._saved
+        return saved
 
     # the name the course's scalar Context uses
     saved_values = saved_tensors
 
     def release(self) -> None:
-        """Drop the saved tensors (after a backward without ``retain_graph``)."""
+        """Drop the saved tensors (after a backward without ``retain_graph``).
+
+        The flag goes first: another thread's backward through a shared part of the graph
+        then gets the freed-graph error, never an empty tuple.
+        """
         if self._saved:
-            self._saved = ()
             self._freed = True
+            self._saved = ()
 
 
 class Node:
@@ -158,6 +163,11 @@ class Node:
             self.ctx.release()
 
 
+#: held while a gradient is added into a leaf's ``.grad``: threads whose backward passes
+#: share a leaf (one model trained by several threads) must not lose each other's sums
+_ACCUMULATE_LOCK = threading.Lock()
+
+
 class AccumulateGrad(Node):
     """The node of a leaf tensor: adds the arriving gradient into ``variable.grad``."""
 
@@ -169,6 +179,10 @@ class AccumulateGrad(Node):
         return "AccumulateGrad"
 
     def accumulate(self, grad: "Tensor") -> None:
+        with _ACCUMULATE_LOCK:
+            self._accumulate(grad)
+
+    def _accumulate(self, grad: "Tensor") -> None:
         variable = self.variable
         current = variable.grad
         if current is None:
@@ -201,20 +215,21 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> "Tensor":
         """Run ``forward`` and, if any tensor argument requires grad, record a :class:`Node`.
 
-        Runs once per op, so it is written for speed: list comprehensions, and grad mode
-        switched off around ``forward`` by setting the flag (what ``no_grad()`` does, without
-        making a context object).
+        Runs once per op, so it is written for speed: list comprehensions, and this thread's
+        grad mode switched off around ``forward`` by setting the flag (what ``no_grad()``
+        does, without making a context object).
         """
         tensor = tensor_class()
         needs_input_grad = tuple([isinstance(a, tensor) and a._requires_grad for a in args])
-        record = grad_mode._grad_enabled and True in needs_input_grad
+        mode = per_thread.grad_mode
+        previous = mode.enabled
+        record = previous and True in needs_input_grad
         ctx = Context(needs_input_grad)
-        previous = grad_mode._grad_enabled
-        grad_mode._grad_enabled = False
+        mode.enabled = False
         try:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
-            grad_mode._grad_enabled = previous
+            mode.enabled = previous
         if record:
             next_functions = tuple([(a._grad_node() if needed else None, 0) for a, needed in zip(args, needs_input_grad)])
             shapes = tuple([a._data.shape if isinstance(a, tensor) else None for a in args])

@@ -1,49 +1,81 @@
 """Whether operations record the graph for backward: ``no_grad`` and friends.
 
-Each works as a context manager and as a decorator, as in PyTorch.
+Each works as a context manager and as a decorator, as in PyTorch. The mode belongs to the
+thread that sets it: a ``no_grad`` block in one thread leaves every other thread recording,
+and a new thread starts with grad enabled whatever mode the thread that started it is in.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Callable, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_grad_enabled = True
+
+class GradMode:
+    """One thread's grad mode: a mutable box, so a hot path looks the thread up once per op."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+class _PerThread(threading.local):
+    """Per-thread state; ``__init__`` runs once in each thread that touches it."""
+
+    def __init__(self) -> None:
+        self.grad_mode = GradMode()  # every thread starts with grad enabled
+
+
+#: ``per_thread.grad_mode`` is the calling thread's :class:`GradMode` (``Function.apply``
+#: reads it directly); the object is never replaced, so modules may bind it at import
+per_thread = _PerThread()
 
 
 def is_grad_enabled() -> bool:
-    """True when new operations record how to differentiate them."""
-    return _grad_enabled
+    """True when new operations in this thread record how to differentiate them."""
+    return per_thread.grad_mode.enabled
 
 
 def _set_enabled(mode: bool) -> None:
-    global _grad_enabled
-    _grad_enabled = bool(mode)
+    per_thread.grad_mode.enabled = bool(mode)
 
 
 class _GradModeContext:
     """Sets grad mode on entry, restores the previous mode on exit; also a decorator.
 
     Subclasses say which mode they want in :meth:`_target`; ``_args`` rebuilds a fresh
-    context for each call of a decorated function.
+    context for each call of a decorated function. The modes to restore are kept per thread,
+    so one context object may be entered by several threads at once (and nested in one).
     """
 
     _args: tuple[Any, ...] = ()
 
     def __init__(self) -> None:
-        self._previous: list[bool] = []
+        self._previous: dict[int, list[bool]] = {}
 
     def _target(self) -> bool:
         raise NotImplementedError
 
+    def _save_mode(self) -> None:
+        self._previous.setdefault(threading.get_ident(), []).append(is_grad_enabled())
+
+    def _restore_mode(self) -> None:
+        thread = threading.get_ident()
+        saved = self._previous[thread]
+        _set_enabled(saved.pop())
+        if not saved:
+            del self._previous[thread]
+
     def __enter__(self) -> None:
-        self._previous.append(is_grad_enabled())
+        self._save_mode()
         _set_enabled(self._target())
 
     def __exit__(self, *exc: object) -> None:
-        _set_enabled(self._previous.pop())
+        self._restore_mode()
 
     def __call__(self, fn: F) -> F:
         make = type(self)
@@ -89,7 +121,7 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     def __init__(self, mode: bool) -> None:
         super().__init__()
         self._args = (mode,)
-        self._previous.append(is_grad_enabled())
+        self._save_mode()
         _set_enabled(mode)
 
     def __enter__(self) -> None:
@@ -97,5 +129,5 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
 
     def __call__(self, fn: F) -> F:
         # used as a decorator: the mode applies to calls of ``fn`` only
-        _set_enabled(self._previous.pop())
+        self._restore_mode()
         return super().__call__(fn)
