@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from . import dtypes
 from .backends import backend_for
+from .index_checks import check_gather, check_scatter
 from .tensor_data import TensorData, shape_broadcast
 
 if TYPE_CHECKING:
@@ -91,12 +92,24 @@ def _result(shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "T
     return tensor_class()._make(TensorData.contiguous(storage, shape), device)
 
 
+def _check_fits(out: "Tensor", *operands: "Tensor") -> None:
+    """Raise unless every operand broadcasts to exactly ``out``'s shape (else a kernel would
+    read outside it); PyTorch's message for an in-place op."""
+    target = out._data.shape
+    for operand in operands:
+        if operand._data.shape != target:
+            broadcast = tuple(shape_broadcast(operand._data.shape, target))
+            if broadcast != target:
+                raise RuntimeError(f"output with shape {list(target)} doesn't match the broadcast shape {list(broadcast)}")
+
+
 def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` applied to each element of ``a`` (into ``out`` when given)."""
     if out is None:
         out = _result(a._data.shape, out_dtype or a._data.dtype, a._device)
     else:
         check_same_device(out, a)
+        _check_fits(out, a)
     backend_of(a).map(op, a._data, out._data)
     return out
 
@@ -105,6 +118,7 @@ def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] 
     """``op`` on pairs of elements of ``a`` and ``b`` broadcast together."""
     if out is not None:
         check_same_device(a, b, out)
+        _check_fits(out, a, b)
     elif b._device is not a._device:
         check_same_device(a, b)
     if out is None:
@@ -150,22 +164,47 @@ def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
 def accumulate_op(src: "Tensor", out: "Tensor") -> "Tensor":
     """``out[i] += src[i]`` for every index of ``out``, correct when ``out``'s view overlaps itself."""
     check_same_device(src, out)
+    _check_fits(out, src)
     backend_of(out).accumulate(src._data, out._data)
     return out
 
 
+def _at_least_1d(data: TensorData) -> TensorData:
+    """``data``, a 0-d view read as shape ``(1,)`` (what the gather/scatter kernels index)."""
+    return data if data.dims else TensorData(data.storage, (1,), (1,), data.offset)
+
+
+def _kernel_index(index: "Tensor") -> TensorData:
+    """A checked index as the kernels take it: int64, at least 1-d."""
+    if index._data.dtype is not dtypes.int64:
+        index = map_op("copy", index, out_dtype=dtypes.int64)
+    return _at_least_1d(index._data)
+
+
 def gather_op(a: "Tensor", dim: int, index: "Tensor") -> "Tensor":
-    """``out[i] = a[i with i[dim] = index[i]]``, ``out`` shaped like ``index`` (values already checked)."""
+    """``out[i] = a[i with i[dim] = index[i]]``, ``out`` shaped like ``index`` (``dim`` normalised).
+
+    Raises PyTorch's errors for an index the kernels cannot take safely
+    (:func:`~minitorch.index_checks.check_gather`) before any backend runs.
+    """
     check_same_device(a, index)
-    out = empty(index.shape, a.dtype, a.device)
-    backend_of(a).gather(a._data, dim, index._data, out._data)
+    check_gather(a, dim, index)
+    out = _result(index._data.shape, a._data.dtype, a._device)
+    if out._data.size:
+        backend_of(a).gather(_at_least_1d(a._data), dim, _kernel_index(index), _at_least_1d(out._data))
     return out
 
 
 def scatter_add_op(src: "Tensor", dim: int, index: "Tensor", out: "Tensor") -> "Tensor":
-    """``out[i with i[dim] = index[i]] += src[i]`` over ``index``'s shape (values already checked)."""
+    """``out[i with i[dim] = index[i]] += src[i]`` over ``index``'s shape (``dim`` normalised).
+
+    Raises PyTorch's errors for an index or ``src`` the kernels cannot take safely
+    (:func:`~minitorch.index_checks.check_scatter`) before any backend runs.
+    """
     check_same_device(src, index, out)
-    backend_of(out).scatter_add(src._data, dim, index._data, out._data)
+    check_scatter(out, dim, index, src)
+    if index._data.size:
+        backend_of(out).scatter_add(_at_least_1d(src._data), dim, _kernel_index(index), _at_least_1d(out._data))
     return out
 
 

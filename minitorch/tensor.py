@@ -550,6 +550,10 @@ class Tensor:
 
     def __setitem__(self, key: Any, value: Operand) -> None:
         target = self.detach()[key]
+        if isinstance(value, Tensor) and value.dim() and value.shape[0] == 1:
+            # as PyTorch: leading size-1 dimensions of the value are dropped before it broadcasts
+            ones = next((d for d, n in enumerate(value.shape) if n != 1), value.dim())
+            value = value.reshape(value.shape[ones:])
         target._check_inplace_allowed(value)
         if self.requires_grad and is_grad_enabled():
             raise RuntimeError(

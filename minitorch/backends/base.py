@@ -75,16 +75,19 @@ class Backend(Protocol):
         """``out[i] = a[i with i[dim] replaced by index[i]]`` for every index ``i`` of ``out.shape``.
 
         ``index`` is int64 with ``out``'s shape (any strides, stride 0 included); ``a`` has the
-        same rank and ``index.shape[d] <= a.shape[d]`` for ``d != dim``. Callers check that
-        every index value lies in ``[0, a.shape[dim])`` before the call.
+        same rank (at least 1) and ``index.shape[d] <= a.shape[d]`` for ``d != dim``; every
+        index value lies in ``[0, a.shape[dim])``. The caller
+        (:func:`~minitorch.dispatch.gather_op`) has checked all of it: a backend need not.
         """
 
     def scatter_add(self, src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
         """``out[i with i[dim] replaced by index[i]] += src[i]`` for every index ``i`` of ``index.shape``.
 
-        The reverse of :meth:`gather` (its backward): ``src`` and ``index`` have the same
-        shape; targets that repeat add up, so no two updates of one element may race.
-        Callers check the index values as for :meth:`gather`.
+        The reverse of :meth:`gather` (its backward); targets that repeat add up, so no two
+        updates of one element may race. ``index`` and ``out`` are as for :meth:`gather`;
+        ``src`` has their rank and ``index.shape[d] <= src.shape[d]`` for every ``d`` (it may
+        be larger: only the part ``index`` covers is read). Checked by the caller
+        (:func:`~minitorch.dispatch.scatter_add_op`).
         """
 
 

@@ -4,8 +4,10 @@ The contracts are in :class:`~minitorch.backends.base.Backend`. Each kernel walk
 tensor as *rows*: every dimension but the last picks a row (its start found once by
 :func:`~minitorch.backends.cpu_kernels.start_position`), and a plain loop runs along the
 last one. The Python functions at the bottom choose a good dimension order first (the
-order of the visits does not change a sum's meaning), check index values, and hand the
-kernels int64 shapes and strides, as :mod:`.cpu` does for the elementwise kernels.
+order of the visits does not change a sum's meaning) and hand the kernels int64 shapes
+and strides, as :mod:`.cpu` does for the elementwise kernels. Index values and shapes
+arrive checked (:mod:`minitorch.index_checks`, run by the dispatch layer for every
+backend), so nothing here checks them again.
 
 Parallelism: ``gather`` writes each output element once, so its rows are shared between
 threads. ``accumulate`` and ``scatter_add`` may add into one storage element from many
@@ -178,21 +180,9 @@ def accumulate(src: TensorData, out: TensorData) -> None:
     )
 
 
-def check_index(index: TensorData, size: int, dim: int) -> None:
-    """IndexError, naming the first bad value, unless every index lies in ``[0, size)``."""
-    if index.size == 0:
-        return
-    values = index.numpy_view()
-    low, high = int(values.min()), int(values.max())
-    if low < 0 or high >= size:
-        bad = low if low < 0 else high
-        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-
-
 def gather(a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
     if out.size == 0:
         return
-    check_index(index, a.shape[dim], dim)
     if not _native(a, out):
         out.numpy_view()[...] = _gather_numpy(a.numpy_view(), dim, index.numpy_view())
         return
@@ -213,7 +203,6 @@ def _gather_numpy(a: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
 def scatter_add(src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
     if index.size == 0:
         return
-    check_index(index, out.shape[dim], dim)
     out_walk = list(out.strides)
     out_walk[dim] = 0
     if not _native(src, out) or src.storage.dtype != out.storage.dtype:

@@ -14,28 +14,9 @@ from __future__ import annotations
 
 from ..autograd.function import Context, Function
 from ..dispatch import empty, gather_op, map_op, scatter_add_op
+from ..index_checks import INDEX_DTYPES, first_out_of_range, nonempty_shape
 from ..tensor import Tensor, _normalize_dim
-from .. import dtypes
-
-
-def _check_gather_args(name: str, a: Tensor, dim: int, index: Tensor) -> None:
-    """PyTorch's errors for a gather/scatter whose index has the wrong dtype, rank or extent."""
-    if index.dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    if index.dim() != a.dim():
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    for d, (n, m) in enumerate(zip(index.shape, a.shape)):
-        if d != dim and n > m:
-            raise RuntimeError(
-                f"Size does not match at dimension {d} expected index {list(index.shape)} to be no larger "
-                f"than self {list(a.shape)} apart from dimension {dim}"
-            )
-    if index.numel():
-        low, high = int(index.min().item()), int(index.max().item())
-        size = a.shape[dim]
-        if low < 0 or high >= size:
-            bad = low if low < 0 else high
-            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+from .windows import ConstantPad
 
 
 class Gather(Function):
@@ -61,7 +42,7 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx: Context, a: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         ctx.save_for_backward(index)
-        ctx.dim = dim
+        ctx.dim, ctx.src_shape = dim, src.shape
         out = map_op("copy", a)
         return scatter_add_op(src, dim, index, out)
 
@@ -69,38 +50,59 @@ class ScatterAdd(Function):
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, Tensor | None]:
         (index,) = ctx.saved_tensors
         grad_src = Gather.apply(grad, ctx.dim, index) if ctx.needs_input_grad[3] else None
+        if grad_src is not None and grad_src.shape != ctx.src_shape:
+            # src reaches beyond the index: the elements it never added get zero gradient
+            if not ctx.src_shape:
+                grad_src = grad_src.reshape(())
+            else:
+                covered = nonempty_shape(index.shape)
+                beyond = tuple((0, size - n) for size, n in zip(ctx.src_shape, covered))
+                grad_src = ConstantPad.apply(grad_src.reshape(covered), beyond, 0.0)
         return grad, None, None, grad_src
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
-    """PyTorch's ``torch.gather``: values of ``input`` at ``index`` along ``dim``."""
-    dim = _normalize_dim(dim, input.dim())
-    _check_gather_args("gather", input, dim, index)
-    return Gather.apply(input, dim, index.long())
+    """PyTorch's ``torch.gather``: values of ``input`` at ``index`` along ``dim``.
+
+    The index is checked (dtype, rank, extent, values) where every backend shares it,
+    in :func:`~minitorch.dispatch.gather_op`.
+    """
+    return Gather.apply(input, _normalize_dim(dim, input.dim()), index)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
-    """PyTorch's ``torch.scatter_add``: ``input`` plus ``src`` added at ``index`` along ``dim``."""
-    dim = _normalize_dim(dim, input.dim())
-    _check_gather_args("scatter_add", input, dim, index)
-    if src.dtype is not input.dtype:
-        raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
-    return ScatterAdd.apply(input, dim, index.long(), src)
+    """PyTorch's ``torch.scatter_add``: ``input`` plus ``src`` added at ``index`` along ``dim``.
+
+    ``index`` must be no larger than ``src`` in every dimension, and no larger than
+    ``input`` in the others than ``dim`` (checked in :func:`~minitorch.dispatch.scatter_add_op`).
+    """
+    return ScatterAdd.apply(input, _normalize_dim(dim, input.dim()), index, src)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
-    """PyTorch's ``torch.index_select``: the slices ``index`` (1-D) of ``input`` along ``dim``."""
+    """PyTorch's ``torch.index_select``: the slices ``index`` (a vector or a single value) of ``input`` along ``dim``."""
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim = _normalize_dim(dim, input.dim())
+    if input.dim() == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    if index.dtype not in INDEX_DTYPES:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    size = nonempty_shape(input.shape)[dim]
+    # PyTorch's CPU kernels word these three ways; an empty input of 2 or more dimensions, and
+    # dimension 1, take the path that raises RuntimeError rather than IndexError
+    empty_matrix = input.dim() > 1 and input.numel() == 0
+    if empty_matrix and size == 0 and index.numel():
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = first_out_of_range(index, size)
+    if bad is not None:
+        if empty_matrix or dim == 1:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+        raise IndexError("index out of range in self")
+    if input.dim() == 0:
+        return Gather.apply(input, 0, index.reshape(()))
     flat = index.reshape(-1)
-    if flat.dtype is not dtypes.int64:
-        flat = flat.long()
     shape = list(input.shape)
     shape[dim] = flat.numel()
     expanded = flat.view([-1 if d == dim else 1 for d in range(input.dim())]).expand(*shape)
-    if flat.numel():
-        low, high = int(flat.min().item()), int(flat.max().item())
-        if low < 0 or high >= input.shape[dim]:
-            raise IndexError("index out of range in self")
     return Gather.apply(input, dim, expanded)

@@ -75,7 +75,7 @@ class CrossEntropy(Function):
         elif ctx.reduction == "sum":
             weight = grad * kept
         else:
-            weight = grad / ctx.count * kept
+            weight = grad / max(ctx.count, 1) * kept  # no counted target: no gradient (the loss is nan)
         # with create_graph the softmax is taken again, as a differentiable function of x
         probabilities = Softmax.apply(x, 1) if is_grad_enabled() else log_p.exp()
         return ScatterAdd.apply(probabilities * weight, 1, safe, -weight), None, None, None

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 from ..autograd.engine import sum_to_shape
 from ..autograd.function import Context, Function
 from ..dispatch import empty, map_op
+from ..index_checks import INDEX_DTYPES
 from ..tensor import Tensor
 from ..tensor_data import TensorData, expand_strides, view_strides
 
@@ -73,13 +74,31 @@ class Expand(Function):
         return sum_to_shape(grad, ctx.input_shape), None
 
 
+def _tensor_item(item: Any) -> Any:
+    """A 0-d integer tensor in an index as the int it holds; any other tensor raises IndexError.
+
+    PyTorch reads other tensors as advanced (gathering or masking) indices, which this
+    basic indexing does not do; taking them for ints would give a silently wrong shape.
+    """
+    if not isinstance(item, Tensor):
+        return item
+    if item.dtype.is_floating_point:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if item.dim() != 0 or item.dtype not in INDEX_DTYPES:
+        raise IndexError(
+            f"only integers, slices (`:`), ellipsis (`...`) and None are valid indices here, got a "
+            f"{item.dtype} tensor of shape {list(item.shape)}; use index_select or masking ops for tensor indices"
+        )
+    return int(item.item())
+
+
 def basic_index(data: TensorData, key: Any) -> TensorData:
     """The view selected by ``key`` made of ints, slices, ``None`` and ``Ellipsis``.
 
     Raises IndexError like PyTorch's for out-of-range ints, too many indices and the index
     types this step does not support (tensors, lists, booleans).
     """
-    items = key if isinstance(key, tuple) else (key,)
+    items = tuple(_tensor_item(item) for item in (key if isinstance(key, tuple) else (key,)))
     for item in items:
         if isinstance(item, bool) or not (item is None or item is Ellipsis or isinstance(item, (int, slice)) or hasattr(item, "__index__")):
             raise IndexError(

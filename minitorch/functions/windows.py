@@ -32,7 +32,20 @@ def window_data(
     data: TensorData, dims: Sequence[int], sizes: Sequence[int], steps: Sequence[int], dilations: Sequence[int]
 ) -> TensorData:
     """The window view of ``data``: each of ``dims`` becomes its window count, one trailing
-    dimension per window size is appended (in the order of ``dims``)."""
+    dimension per window size is appended (in the order of ``dims``).
+
+    Raises RuntimeError unless every window lies inside ``data``: distinct dimensions,
+    positive sizes, steps and dilations, at least one window per dimension (a view that
+    reached outside would let every kernel that reads it read memory it does not own).
+    """
+    if not len(dims) == len(sizes) == len(steps) == len(dilations):
+        raise RuntimeError(f"windows: dims {list(dims)}, sizes {list(sizes)}, steps {list(steps)} and dilations "
+                           f"{list(dilations)} must have one entry each")
+    if len(set(dims)) != len(dims) or not all(0 <= d < data.dims for d in dims):
+        raise RuntimeError(f"windows: dims {list(dims)} must be distinct dimensions of a {data.dims}-d tensor")
+    for name, values in (("size", sizes), ("step", steps), ("dilation", dilations)):
+        if any(v < 1 for v in values):
+            raise RuntimeError(f"windows: every window {name} must be positive, got {list(values)}")
     for d, k, step, dilation in zip(dims, sizes, steps, dilations):
         if window_count(data.shape[d], k, step, dilation) < 1:
             raise RuntimeError(
@@ -84,6 +97,9 @@ class ConstantPad(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, pads: tuple[tuple[int, int], ...], value: float) -> Tensor:
+        if len(pads) != a.dim() or any(before < 0 or after < 0 for before, after in pads):
+            raise RuntimeError(f"ConstantPad needs one (before, after) pair of non-negative sizes per dimension of "
+                               f"{list(a.shape)}, got {list(pads)}")
         ctx.interior = tuple(slice(before, before + size) for (before, _), size in zip(pads, a.shape))
         shape = [before + size + after for (before, after), size in zip(pads, a.shape)]
         out = empty(shape, a.dtype, a.device)

@@ -78,6 +78,26 @@ def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Opt
         )
 
 
+def _check_conv_geometry(padding: Padding, kernel: tuple[int, ...], steps: tuple[int, ...],
+                         dilations: tuple[int, ...]) -> None:
+    """PyTorch's errors for negative padding and for strides, dilations or kernel sizes below 1.
+
+    Sizes are reported as PyTorch's 2-d kernels see them (a 1-d convolution has height 1).
+    """
+    if not isinstance(padding, str) and any(p < 0 for p in ntuple(padding, len(kernel), "padding")):
+        raise RuntimeError("negative padding is not supported")
+    if any(s < 1 for s in steps):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilations):
+        raise RuntimeError("dilation should be greater than zero")
+    as_2d = (1,) * (2 - len(kernel))
+    if any(k < 1 for k in kernel):
+        height, width = as_2d + kernel
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {height} kernel_width: {width}")
+    if any(d < 1 for d in dilations):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(as_2d + dilations)}")
+
+
 def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,  # noqa: A002
           padding: Padding, dilation: IntOrTuple, groups: int) -> Tensor:
     """Convolution over the last ``n`` dimensions (see the module docstring)."""
@@ -87,6 +107,7 @@ def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tenso
     kernel = tuple(weight.shape[2:])
     steps = ntuple(stride, n, "stride")
     dilations = ntuple(dilation, n, "dilation")
+    _check_conv_geometry(padding, kernel, steps, dilations)
     pads = _padding_pairs(padding, kernel, steps, dilations, name)
     padded = [size + b + a for size, (b, a) in zip(x.shape[2:], pads)]
     if any(p < d * (k - 1) + 1 for p, k, d in zip(padded, kernel, dilations)):

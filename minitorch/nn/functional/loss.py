@@ -110,6 +110,18 @@ def _check_targets(input: Tensor, target: Tensor) -> None:  # noqa: A002
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
 
 
+def _check_class_weight(weight: Optional[Tensor], classes: int, input_dim: int, prefix: str = "") -> None:
+    """PyTorch's error for class weights that are not a vector of one weight per class."""
+    if weight is None or (weight.dim() == 1 and weight.numel() == classes):
+        return
+    if input_dim > 2 and not prefix:  # PyTorch's N-d loss words it without the sizes
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    raise RuntimeError(
+        f"{prefix}weight tensor should be defined either for all {classes} classes or no classes but got weight "
+        f"tensor of shape: {list(weight.shape)}"
+    )
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,  # noqa: A002
              ignore_index: int = DEFAULT_IGNORE_INDEX, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r"""Negative log-likelihood :math:`-w_y \log p_y` of class-index targets, given log-probabilities
@@ -120,6 +132,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     if target.dtype not in (dtypes.int64, dtypes.int32, dtypes.uint8):
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
     classes = input.shape[0] if input.dim() == 1 else input.shape[1]
+    _check_class_weight(weight, classes, input.dim())
     # BEGIN SOLUTION 5.8
     flat_target = target.reshape(-1).long()
     ignored = flat_target == ignore_index
@@ -132,7 +145,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     weights = where(ignored, 0.0, 1.0).to(input.dtype)
     if weight is not None:
         weights = weights * Gather.apply(weight, 0, safe)
-    losses = -picked * weights
+    losses = where(ignored, 0.0, -picked * weights)  # an ignored target gets no gradient, even when all are
     if reduction == "none":
         return losses.view(target.shape)
     if reduction == "sum":
@@ -155,6 +168,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
     classes = input.shape[class_dim]
+    _check_class_weight(weight, classes, input.dim(), "cross_entropy: " if target.dtype.is_floating_point else "")
     weight_view = None if weight is None else weight.view(-1, *(1,) * (input.dim() - class_dim - 1))
     # BEGIN SOLUTION 5.8
     if (weight is None and label_smoothing == 0.0 and input.dim() == 2 and input.dtype.is_floating_point

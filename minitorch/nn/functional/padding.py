@@ -17,6 +17,8 @@ from ...functions.windows import ConstantPad
 from ...tensor import Tensor
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
+#: PyTorch's names of the last dimensions in padding errors, last first
+SPATIAL_NAMES = ("W", "H", "D")
 
 
 def _pairs(pad: Sequence[int], ndim: int) -> list[tuple[int, int]]:
@@ -47,20 +49,28 @@ def _source_positions(size: int, before: int, after: int, mode: str) -> list[int
 
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
-    """``input`` padded as ``pad`` says (see the module docstring); negative amounts crop."""
+    """``input`` padded as ``pad`` says (see the module docstring); negative amounts crop.
+
+    As in PyTorch, ``constant`` and ``circular`` crop first and pad what is left, while
+    ``reflect`` and ``replicate`` read their positions off the whole input.
+    """
     if mode not in PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pairs = _pairs(pad, input.dim())
-    crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pairs, input.shape))
-    if any(b < 0 or a < 0 for b, a in pairs):
-        input = input[crop]
-    grow = tuple((max(b, 0), max(a, 0)) for b, a in pairs)
-    if mode == "constant":
-        return ConstantPad.apply(input, grow, 0.0 if value is None else value)
-    if value not in (None, 0, 0.0):
+    if mode != "constant" and value not in (None, 0, 0.0):
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode in ("constant", "circular"):
+        if any(n < max(-b, 0) + max(-a, 0) for (b, a), n in zip(pairs, input.shape)):
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if any(b < 0 or a < 0 for b, a in pairs):
+            input = input[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pairs, input.shape))]
+        pairs = [(max(b, 0), max(a, 0)) for b, a in pairs]
+        if mode == "constant":
+            return ConstantPad.apply(input, tuple(pairs), 0.0 if value is None else value)
+    else:
+        _check_edge_reading(input, pairs, len(pad) // 2)
     out = input
-    for d, (before, after) in enumerate(grow):
+    for d, (before, after) in enumerate(pairs):
         if before == 0 and after == 0:
             continue
         size = out.shape[d]
@@ -77,3 +87,20 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         index = positions.view([-1 if e == d else 1 for e in range(out.dim())]).expand(*shape)
         out = Gather.apply(out, d, index)
     return out
+
+
+def _check_edge_reading(input: Tensor, pairs: Sequence[tuple[int, int]], padded_dims: int) -> None:  # noqa: A002
+    """PyTorch's errors for ``reflect``/``replicate`` padding of an empty row, or to an empty output."""
+    # every padded row is read at its edges: none may be empty (the batch dimension may)
+    checked = input.shape[-(padded_dims + 1):] if input.dim() > padded_dims + 1 else input.shape
+    if padded_dims and 0 in checked:
+        raise RuntimeError(
+            f"Expected {padded_dims + 1}D or {padded_dims + 2}D (batch mode) tensor with possibly 0 batch size and "
+            f"other non-zero dimensions for input, but got: {list(input.shape)}"
+        )
+    for from_last in range(padded_dims):
+        d = input.dim() - 1 - from_last
+        (before, after), size = pairs[d], input.shape[d]
+        if size + before + after < 1:
+            name = SPATIAL_NAMES[from_last] if from_last < len(SPATIAL_NAMES) else f"dim {d}"
+            raise RuntimeError(f"input ({name}: {size}) is too small. Calculated output {name}: {size + before + after}")

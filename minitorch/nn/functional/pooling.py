@@ -34,6 +34,33 @@ def _out_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil
     return out
 
 
+def _check_pool_geometry(name: str, kernel: tuple[int, ...], steps: tuple[int, ...], pads: tuple[int, ...],
+                         dilations: tuple[int, ...]) -> None:
+    """PyTorch's errors for kernel sizes, strides or dilations below 1 and negative padding.
+
+    ``max_pool1d`` has its own wording; the others report sizes as PyTorch's 2-d kernels
+    see them (height 1 for a 1-d pool).
+    """
+    if name == "max_pool1d":
+        for label, values, low in (("kernel_size", kernel, 1), ("stride", steps, 1), ("padding", pads, 0), ("dilation", dilations, 1)):
+            if values[0] < low:
+                rule = "be non-negative" if low == 0 else "be greater than zero"
+                raise RuntimeError(f"max_pool1d() {label} must {rule}, but got {values[0]}")
+        return
+
+    def as_2d(values: tuple[int, ...]) -> tuple[int, ...]:
+        return (1,) * (2 - len(values)) + values
+
+    if any(s == 0 for s in steps):
+        raise RuntimeError("stride should not be zero")
+    if any(p < 0 for p in pads):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(pads)}")
+    for label, values, short in (("kernel size", kernel, "k"), ("stride", steps, "d"), ("dilation", dilations, "dilation")):
+        if any(v < 1 for v in values):
+            height, width = as_2d(values)
+            raise RuntimeError(f"{label} should be greater than zero, but got {short}H: {height} {short}W: {width}")
+
+
 def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
                   padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, fill: float) -> tuple[Tensor, tuple, tuple, tuple, tuple, tuple]:
     """Checks, padding with ``fill`` and the window view ``(N, C, *out, *kernel)`` of ``input``.
@@ -47,6 +74,7 @@ def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, str
     steps = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else ntuple(stride, n, "stride")
     pads = ntuple(padding, n, "padding")
     dilations = ntuple(dilation, n, "dilation")
+    _check_pool_geometry(name, kernel, steps, pads, dilations)
     for k, p, d in zip(kernel, pads, dilations):
         if p > k // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} and dilation={d}")
@@ -149,7 +177,17 @@ def _averaging_matrix(size: int, out_size: int, like: Tensor) -> Tensor:
     for i in range(out_size):
         start, stop = (i * size) // out_size, -(-((i + 1) * size) // out_size)
         rows.append([1.0 / (stop - start) if start <= j < stop else 0.0 for j in range(size)])
-    return creation.tensor(rows, dtype=like.dtype, device=like.device)
+    return creation.tensor(rows, dtype=like.dtype, device=like.device).reshape(out_size, size)
+
+
+def _check_output_size(sizes: Sequence[int]) -> None:
+    """PyTorch's error for a negative adaptive output size (reported as its 2-d op sees it)."""
+    if any(s < 0 for s in sizes):
+        shown = (1,) * (2 - len(sizes)) + tuple(sizes)
+        raise RuntimeError(
+            f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{', '.join(map(str, shown))}}}"
+        )
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # noqa: A002
@@ -157,6 +195,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {shape_list(input.shape)}")
     (out_l,) = ntuple(output_size, 1, "output_size")
+    _check_output_size((out_l,))
     return input @ _averaging_matrix(input.shape[-1], out_l, input).t()
 
 
@@ -168,6 +207,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Union[int, None, Sequence[Op
     height, width = input.shape[-2:]
     out_h = height if sizes[0] is None else sizes[0]
     out_w = width if sizes[1] is None else sizes[1]
+    _check_output_size((out_h, out_w))
     # BEGIN SOLUTION 5.5
     rows = _averaging_matrix(height, out_h, input)
     cols = _averaging_matrix(width, out_w, input)

@@ -12,7 +12,20 @@ from typing import Optional
 from ... import dtypes
 from ...creation import arange
 from ...functions.indexing import Gather
+from ...index_checks import INDEX_DTYPES, first_out_of_range
 from ...tensor import Tensor, where
+
+
+def padding_index(padding_idx: Optional[int], num_embeddings: int) -> Optional[int]:
+    """``padding_idx`` as a row of a table of ``num_embeddings`` rows (negative counts from the end).
+
+    Raises AssertionError, as PyTorch, for a row outside ``[-num_embeddings, num_embeddings)``.
+    """
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx % num_embeddings
 
 
 def embedding(
@@ -28,20 +41,22 @@ def embedding(
 
     The row at ``padding_idx`` gets no gradient.
     """
-    if input.dtype not in (dtypes.int64, dtypes.int32):
+    if padding_idx is not None and weight.dim() > 0:
+        padding_idx = padding_index(padding_idx, weight.shape[0])
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input.dtype not in INDEX_DTYPES:
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-            f"but got {input.type_name()} instead (while checking arguments for embedding)"
+            f"but got minitorch.{input.type_name()} instead (while checking arguments for embedding)"
         )
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported in minitorch")
     num, dim = weight.shape
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += num
     # BEGIN SOLUTION 5.7
-    flat = input.reshape(-1).long()
-    if flat.numel() and (int(flat.min().item()) < 0 or int(flat.max().item()) >= num):
+    if first_out_of_range(input, num) is not None:
         raise IndexError("index out of range in self")
+    flat = input.reshape(-1)
     rows = Gather.apply(weight, 0, flat.view(-1, 1).expand(flat.numel(), dim))
     if padding_idx is not None:
         keep = (flat != padding_idx).view(-1, 1)
@@ -56,9 +71,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() and int(tensor.min().item()) < 0:
         raise RuntimeError("Class values must be non-negative.")
+    if tensor.numel() == 0 and num_classes <= 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if tensor.numel() == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max().item()) + 1
     elif tensor.numel() and int(tensor.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")

@@ -8,6 +8,7 @@ from ... import creation
 from ...autograd import no_grad
 from ...tensor import Tensor
 from .. import functional as F
+from ..functional.sparse import padding_index
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -28,13 +29,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = padding_index(padding_idx, num_embeddings)
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -80,7 +75,8 @@ class Embedding(Module):
                         max_norm: Optional[float] = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         sparse: bool = False) -> "Embedding":
         """An Embedding whose table is ``embeddings`` (2-D), frozen unless ``freeze=False``."""
-        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
+        if embeddings.dim() != 2:  # raised, not asserted: python -O must not drop the check
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
