@@ -1,0 +1,17 @@
+"""Each corpus script prints under minitorch what it prints under PyTorch (see ``run.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compat import run
+
+
+@pytest.mark.parametrize("script", run.corpus_scripts(), ids=lambda path: path.stem)
+def test_script_agrees_with_torch(script: Path) -> None:
+    result = run.run_script(script)
+    assert result.torch.ok, f"{script.name} fails under PyTorch itself: {result.torch.error_line(script)}"
+    assert result.minitorch.ok, f"{script.name} fails under minitorch: {result.summary()}"
+    assert result.difference is None, f"{script.name} prints other numbers under minitorch: {result.difference}"
