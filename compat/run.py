@@ -35,6 +35,8 @@ DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-12
 #: seconds one script may run in one library (minitorch's first run compiles kernels)
 DEFAULT_TIMEOUT = 600
+#: PyTorch's intra-op threads in the children (``OMP_NUM_THREADS``)
+TORCH_THREADS = "1"
 #: characters of a line shown in a report
 SHOWN = 110
 #: up to this many decimals a number counts as formatted (``tensor([0.5000])``, ``{:.4f}``); two
@@ -158,21 +160,22 @@ def compare(expected: str, actual: str, rtol: float, atol: float, partial: bool 
     return None
 
 
-def child_env() -> dict[str, str]:
+def child_env(**extra: str) -> dict[str, str]:
     """The environment of the children: this checkout's minitorch first on the path, fixed hashing."""
-    env = dict(os.environ)
+    env = dict(os.environ, **extra)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
-def run_once(command: list[str], timeout: float) -> Run:
+def run_once(command: list[str], timeout: float, env: Optional[dict[str, str]] = None) -> Run:
     """Run a command in a fresh temporary folder (scripts save files into the current folder)."""
     with tempfile.TemporaryDirectory(prefix="corpus-") as workdir:
         started = time.perf_counter()
         try:
-            done = subprocess.run(command, cwd=workdir, env=child_env(), capture_output=True, text=True, timeout=timeout)
+            done = subprocess.run(command, cwd=workdir, env=env or child_env(), capture_output=True, text=True,
+                                  timeout=timeout)
         except subprocess.TimeoutExpired as timed_out:
             stdout = timed_out.stdout.decode() if isinstance(timed_out.stdout, bytes) else (timed_out.stdout or "")
             return Run(False, stdout, f"TimeoutError: ran longer than {timeout:g} s", time.perf_counter() - started)
@@ -182,7 +185,8 @@ def run_once(command: list[str], timeout: float) -> Run:
 def run_script(script: Path, timeout: float = DEFAULT_TIMEOUT) -> Result:
     """Run one corpus script under both libraries and compare the outputs."""
     script = script.resolve()
-    under_torch = run_once([sys.executable, str(script)], timeout)
+    # one intra-op thread: the scripts are small, and PyTorch's thread pool stalls on a busy machine
+    under_torch = run_once([sys.executable, str(script)], timeout, child_env(OMP_NUM_THREADS=TORCH_THREADS))
     under_minitorch = run_once([sys.executable, str(BOOTSTRAP), str(script)], timeout)
     difference = None
     if under_torch.ok and under_minitorch.ok:
