@@ -1,0 +1,32 @@
+# How tensors print: integers, floats of mixed magnitudes, scientific notation, float64 with dtype,
+# booleans, empty and 0-d tensors, large tensors summarised, requires_grad and grad_fn in the repr,
+# and set_printoptions.
+import torch
+
+print(torch.tensor([1, -2, 300]))
+print(torch.tensor([1.0, 2.5, -3.25]))
+print(torch.tensor([0.1, 0.25, 1000.0]))
+print(torch.tensor([1e-5, 1.0, 2.0]))
+print(torch.tensor([1e10, 1.0]))
+print(torch.tensor([123456.0, 0.5]))
+print(torch.tensor([1.0, 2.0], dtype=torch.float64))
+print(torch.tensor([[True, False], [False, True]]))
+print(torch.tensor(2.5), torch.tensor(7), torch.tensor(-0.0), torch.zeros(0), torch.zeros(2, 0))
+print(torch.tensor([float("nan"), float("inf"), -float("inf"), 1.5]))
+print(torch.arange(12.0).reshape(2, 3, 2))
+print(torch.arange(2000.0) / 7)
+print(torch.arange(1200).reshape(40, 30))
+print(torch.linspace(0, 1, 10))
+print(torch.linspace(-1, 1, 17).reshape(1, 17))
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+print(x)
+print(x * 2, x.sum(), x.mean(), x[0], x.exp())
+print(torch.tensor([1, 2], dtype=torch.int32), torch.tensor([1.5], dtype=torch.float16), torch.tensor([3], dtype=torch.uint8))
+print(repr(torch.ones(2)), str(torch.ones(2)), f"{torch.tensor(3.14159):.2f}", "{:.3f}".format(torch.tensor(2.0)))
+print(torch.Size([2, 3]), torch.ones(2, 3).shape == (2, 3), list(torch.ones(2, 3).shape), torch.Size([4])[0])
+torch.set_printoptions(precision=2)
+print(torch.tensor([1.23456, 2.34567]))
+torch.set_printoptions(profile="default")
+print(torch.tensor([1.23456, 2.34567]))
+print(torch.nn.Parameter(torch.ones(2)))
+print(torch.tensor([1e-8, 1e-9], dtype=torch.float64), torch.tensor([0.0001, 100000.0]))
