@@ -45,6 +45,33 @@ def _shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
+def _infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """``shape`` with its one -1 filled in so that it holds ``numel`` elements, or PyTorch's error."""
+    unknown = None
+    for i, size in enumerate(shape):
+        if size == -1:
+            if unknown is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            unknown = i
+        elif size < 0:
+            raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape {list(shape)}")
+    known = math.prod([s for s in shape if s != -1])
+    if unknown is None:
+        if known != numel:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        return shape
+    if known == 0:
+        if numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension "
+                "size -1 can be any value and is ambiguous"
+            )
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    if numel % known:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape[:unknown] + (numel // known,) + shape[unknown + 1 :]
+
+
 def _normalize_dim(dim: int, ndim: int) -> int:
     """``dim`` in ``[-ndim, ndim)`` as a non-negative index (0-d tensors accept 0 and -1)."""
     bound = max(ndim, 1)
@@ -435,19 +462,7 @@ class Tensor:
 
     def _infer_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """Fill in one -1 and check the element count."""
-        unknown = [i for i, s in enumerate(shape) if s == -1]
-        if len(unknown) > 1:
-            raise RuntimeError("only one dimension can be inferred")
-        if any(s < -1 for s in shape):
-            raise RuntimeError(f"invalid shape dimension {min(shape)}")
-        known = math.prod([s for s in shape if s != -1])
-        if unknown:
-            if known == 0 or self.numel() % known:
-                raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {self.numel()}")
-            shape = tuple(self.numel() // known if s == -1 else s for s in shape)
-        elif known != self.numel():
-            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {self.numel()}")
-        return shape
+        return _infer_size(shape, self.numel())
 
     def permute(self, *dims: Any) -> "Tensor":
         order = tuple(_normalize_dim(d, self.dim()) for d in _shape_from_args(dims))
@@ -528,7 +543,16 @@ class Tensor:
 
     def unflatten(self, dim: int, sizes: Sequence[int]) -> "Tensor":
         d = _normalize_dim(dim, self.dim())
-        return self.view(self.shape[:d] + tuple(sizes) + self.shape[d + 1 :])
+        sizes = _shape_from_args((sizes,))
+        try:
+            sizes = _infer_size(sizes, self.shape[d])
+        except RuntimeError as error:
+            if "is invalid for input of size" not in str(error):
+                raise
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({self.shape[d]}) in the input tensor"
+            ) from None
+        return self.view(self.shape[:d] + sizes + self.shape[d + 1 :])
 
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
         d = _normalize_dim(dim, self.dim())
@@ -1026,9 +1050,9 @@ class Tensor:
         return make_empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
-        from .creation import zeros
+        from .creation import full
 
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return full(_shape_from_args(size), 0, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
         from .creation import ones
