@@ -32,8 +32,18 @@ def window_data(
     data: TensorData, dims: Sequence[int], sizes: Sequence[int], steps: Sequence[int], dilations: Sequence[int]
 ) -> TensorData:
     """The window view of ``data``: each of ``dims`` becomes its window count, one trailing
-    dimension per window size is appended (in the order of ``dims``)."""
+    dimension per window size is appended (in the order of ``dims``).
+
+    Sizes, steps and dilations must be at least 1: anything else would make strides that
+    read outside the storage (the ops above give PyTorch's errors first; this is the guard
+    every caller shares).
+    """
     for d, k, step, dilation in zip(dims, sizes, steps, dilations):
+        if k < 1 or step < 1 or dilation < 1:
+            raise RuntimeError(
+                f"windows along dimension {d} need a size, step and dilation of at least 1, got size {k}, "
+                f"step {step} and dilation {dilation}"
+            )
         if window_count(data.shape[d], k, step, dilation) < 1:
             raise RuntimeError(
                 f"window of size {dilation * (k - 1) + 1} (kernel {k}, dilation {dilation}) doesn't fit in "
