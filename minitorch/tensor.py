@@ -221,10 +221,12 @@ class Tensor:
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
         if value and not self.dtype.is_floating_point:
-            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+            raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients (got {self.dtype})")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients (got {self.dtype})")
         self.requires_grad = requires_grad
         return self
 
