@@ -649,6 +649,9 @@ class Tensor:
         return self._binary(_functions().Div, other, "div", reverse=True)
 
     def __pow__(self, other: Operand) -> "Tensor":
+        if (not self._data.dtype.is_floating_point and isinstance(other, (int, np.integer))
+                and not isinstance(other, bool) and other < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return self._binary(_functions().Pow, other, "pow")
 
     def __rpow__(self, other: Operand) -> "Tensor":

@@ -245,11 +245,18 @@ class Pow(Function):
     r""":math:`f(a, b) = a^b,\quad \partial_a f = b a^{b-1},\ \partial_b f = a^b \ln a`
 
     As in PyTorch, :math:`\partial_b f` is taken as 0 where :math:`a = 0` and :math:`b \ge 0`.
+    Integers to negative integer powers are what PyTorch makes them: :math:`1` and
+    :math:`(-1)^b` for the bases 1 and -1, 0 for any other base (0 included).
     """
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        out = zip_op("pow", a, b)
+        if a.dtype.is_floating_point or a.dtype is dtypes.bool_:
+            out = zip_op("pow", a, b)
+        else:  # integers (a and b share the promoted dtype): no kernel ever sees a negative exponent
+            negative = b < 0
+            out = zip_op("pow", a, b.abs())  # |b| has the parity of b: right for the bases 1 and -1
+            out = zip_op("masked", out, ~(negative & (a != 1) & (a != -1)))
         ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
         return out
 
