@@ -572,7 +572,7 @@ class Tensor:
         target._check_inplace_allowed(value)
         if self.requires_grad and is_grad_enabled():
             raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
                 if self.is_leaf else "in-place assignment into a tensor that is part of a graph is not supported; "
                 "build the result with where() or cat() instead"
             )
@@ -929,8 +929,15 @@ class Tensor:
     # ---- in-place (under no_grad, or on tensors outside the graph) ----
 
     def _check_inplace_allowed(self, other: Any = None) -> None:
-        if self.requires_grad and self.is_leaf and is_grad_enabled():
+        """PyTorch's errors for writing, with grad mode on, into a leaf that requires grad or a view of one:
+        the leaf's gradient would be computed from values that are gone."""
+        if not is_grad_enabled():
+            return
+        if self._requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        base = self._base
+        if base is not None and base._requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
     def _inplace(self, op: str, other: Operand) -> "Tensor":
         """``self = self <op> other`` in this tensor's storage, keeping its dtype."""
@@ -1016,6 +1023,10 @@ class Tensor:
         self._check_inplace_allowed()
         if isinstance(value, Tensor) and value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+        if is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+            # recorded: the old values' gradient is 0 (they are gone), a tensor value's is the sum
+            new = value.to(self.device) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
+            return self._rebase_history(_functions().Overwrite.apply(self, new))
         self._write(value)
         self._bump_version()
         return self
@@ -1029,8 +1040,9 @@ class Tensor:
         if not isinstance(src, Tensor):
             raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
         self._check_fits(src.shape)
-        if is_grad_enabled() and src.requires_grad:
-            return self._rebase_history(src.expand(self.shape) + 0 * self.detach())
+        if is_grad_enabled() and (src._requires_grad or self._requires_grad):
+            # recorded: the old values' gradient is 0 (they are gone), src's is the incoming one
+            return self._rebase_history(_functions().Overwrite.apply(self, src.to(self.device)))
         self._write(src)
         self._bump_version()
         return self

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.function import Context, Function
-from ..dispatch import map_op, zip_op
+from ..dispatch import empty, map_op, zip_op
 from ..tensor import Tensor, where
 
 # ---- one operand ----
@@ -161,6 +161,27 @@ class Cast(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
         return grad.to(ctx.input_dtype), None
+
+
+class Overwrite(Function):
+    r"""``old`` overwritten by ``new`` (broadcast to ``old``'s shape, cast to its dtype), as an
+    in-place ``fill_``/``copy_`` records it: the result's gradient goes to ``new`` (summed over
+    the broadcast), and ``old``, whose values are gone, gets 0."""
+
+    @staticmethod
+    def forward(ctx: Context, old: Tensor, new: Tensor) -> Tensor:
+        ctx.new_dtype = new.dtype
+        out = empty(old.shape, old.dtype, old.device)
+        map_op("copy", new, out=out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        zero = None
+        if ctx.needs_input_grad[0]:
+            zero = empty(grad.shape, grad.dtype, grad.device)
+            zero._raw_fill(0)
+        return zero, grad.to(ctx.new_dtype) if ctx.needs_input_grad[1] else None
 
 
 class Clone(Function):
