@@ -708,6 +708,12 @@ class Tensor:
     def clamp(self, min: Optional[Scalar] = None, max: Optional[Scalar] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        bounds = [b for b in (min, max) if b is not None]
+        if not any(isinstance(b, Tensor) for b in bounds):  # number bounds: one op, PyTorch's gradient
+            result = result_dtype(self, *bounds)
+            source = self if self.dtype is result else self.to(result)
+            low, high = (None if b is None else _scalar_tensor(b, result, self.device) for b in (min, max))
+            return _functions().Clamp.apply(source, low, high)
         out = self
         if min is not None:
             out = out._binary(_functions().Maximum, min, "maximum")
@@ -885,10 +891,27 @@ class Tensor:
         return self._extreme("min", dim, keepdim)
 
     def amax(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
-        out = self
-        for d in sorted(self._dims(dim), reverse=True):
-            out = out.max(d, keepdim=keepdim).values if out.dim() else out
-        return out
+        """Largest value over ``dim`` (all dims by default); ties share the gradient evenly."""
+        return self._amax("max", dim, keepdim)
+
+    def amin(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
+        """Smallest value over ``dim`` (all dims by default); ties share the gradient evenly."""
+        return self._amax("min", dim, keepdim)
+
+    def _amax(self, op: str, dim: Optional[Union[int, Sequence[int]]], keepdim: bool) -> "Tensor":
+        if isinstance(dim, (tuple, list)) and not dim:
+            dim = None  # an empty list of dims means all of them, as in PyTorch
+        dims = self._dims(dim)
+        if not dims:  # a 0-d tensor: its one value
+            return self.clone()
+        if dim is None and self.numel() == 0:
+            raise RuntimeError(
+                f"a{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )
+        for d in dims:
+            if self.shape[d] == 0:
+                raise IndexError(f"a{op}(): Expected reduction dim {d} to have non-zero size.")
+        return _reductions().Amax.apply(self, dims, keepdim, op)
 
     def _arg_extreme(self, op: str, dim: Optional[int], keepdim: bool) -> "Tensor":
         from .dispatch import arg_reduce_op

@@ -294,6 +294,14 @@ class Pow(Function):
         return grad_a, grad_b
 
 
+def _shares(loses_a: Tensor, loses_b: Tensor, tie: Tensor, dtype: dtypes.dtype) -> tuple[Tensor, Tensor]:
+    """The parts of the gradient for each side of ``maximum``/``minimum``: all of it unless that
+    side lost, half on a tie. Where a NaN is involved neither side lost nor tied: both get all
+    of it, as in PyTorch."""
+    half_tie = tie.to(dtype) * 0.5
+    return 1 - loses_a.to(dtype) - half_tie, 1 - loses_b.to(dtype) - half_tie
+
+
 class Maximum(Function):
     r""":math:`\max(a, b)`: the gradient goes to the larger input, split evenly on ties."""
 
@@ -305,8 +313,8 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        share_a = (a > b) + (a == b) * 0.5
-        return grad * share_a, grad * (1 - share_a)
+        share_a, share_b = _shares(a < b, a > b, a == b, grad.dtype)
+        return grad * share_a, grad * share_b
 
 
 class Minimum(Function):
@@ -320,8 +328,32 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        share_a = (a < b) + (a == b) * 0.5
-        return grad * share_a, grad * (1 - share_a)
+        share_a, share_b = _shares(a > b, a < b, a == b, grad.dtype)
+        return grad * share_a, grad * share_b
+
+
+class Clamp(Function):
+    r""":math:`\min(\max(a, \mathrm{low}), \mathrm{high})` with number bounds (either may be None);
+    the gradient passes where :math:`\mathrm{low} \le a \le \mathrm{high}` (bounds included,
+    NaN excluded, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, low: Tensor | None, high: Tensor | None) -> Tensor:
+        ctx.save_for_backward(a, low, high)
+        out = a  # at least one bound is given, so a new tensor is returned
+        if low is not None:
+            out = zip_op("maximum", out, low)
+        if high is not None:
+            out = zip_op("minimum", out, high)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        a, low, high = ctx.saved_tensors
+        inside = (a >= low) if low is not None else None
+        if high is not None:
+            inside = (a <= high) if inside is None else inside & (a <= high)
+        return where(inside, grad, 0.0), None, None
 
 
 class Where(Function):
