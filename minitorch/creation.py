@@ -15,13 +15,28 @@ from .device import DeviceLike, as_device
 from .dispatch import empty as empty_on_device, resolve_device
 from .random import default_generator
 from .tensor import Tensor, _move_to_device, _shape_from_args, _normalize_dim
+from .tensor_data import check_new_shape
 from .functions.views import Cat
+
+
+def _check_can_require_grad(dtype: dtypes.dtype, requires_grad: bool) -> None:
+    """A factory's ``requires_grad=True`` needs a floating point dtype (PyTorch's wording)."""
+    if requires_grad and not dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+
+
+def _new_shape(size: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape a factory was asked for, checked: ints, none negative."""
+    shape = _shape_from_args(size)
+    check_new_shape(shape)
+    return shape
 
 
 def _finish(array: np.ndarray, dtype: Any, device: DeviceLike, requires_grad: bool) -> Tensor:
     """A tensor owning ``array`` (converted to ``dtype``) on ``device`` (copied there from the host)."""
     if dtype is not None:
         array = array.astype(dtypes.as_dtype(dtype).numpy, copy=False)
+    _check_can_require_grad(dtypes.from_numpy_dtype(array.dtype), requires_grad)
     t = Tensor._from_numpy_array(array if array.flags.c_contiguous else array.copy(order="C"))
     target = resolve_device(device)
     if target.type != "cpu":
@@ -79,9 +94,9 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def _filled(shape: tuple[int, ...], value: Any, dtype: Any, device: DeviceLike, requires_grad: bool) -> Tensor:
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    check_new_shape(shape)
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.scalar_dtype(value)
+    _check_can_require_grad(target, requires_grad)
     on = resolve_device(device)
     if on.type != "cpu":  # filled on the device: only the value crosses from the host
         t = empty_on_device(shape, target, on)
@@ -91,7 +106,10 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any, device: DeviceLike, 
 
 
 def zeros(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    return _filled(_shape_from_args(size), 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
+    shape = _shape_from_args(size)
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"zeros: Dimension size must be non-negative. (size {list(shape)})")
+    return _filled(shape, 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
@@ -105,7 +123,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Dev
 
 def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """A tensor whose values are whatever memory held (here: zeros, for reproducibility)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _filled(_shape_from_args(size), 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
 def _like(t: Tensor, dtype: Any, device: DeviceLike) -> tuple[Any, DeviceLike]:
@@ -152,13 +170,13 @@ def _random_float_dtype(dtype: Any) -> dtypes.dtype:
 def rand(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in :math:`[0, 1)`."""
     target = _random_float_dtype(dtype)
-    return _finish(_generator(device).random(_shape_from_args(size)), target, device, requires_grad)
+    return _finish(_generator(device).random(_new_shape(size)), target, device, requires_grad)
 
 
 def randn(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     target = _random_float_dtype(dtype)
-    return _finish(_generator(device).standard_normal(_shape_from_args(size)), target, device, requires_grad)
+    return _finish(_generator(device).standard_normal(_new_shape(size)), target, device, requires_grad)
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
@@ -181,7 +199,7 @@ def randint(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_g
         raise TypeError("randint() expects (high, size) or (low, high, size)")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    values = _generator(device).integers(low, high, size=_shape_from_args((size,)))
+    values = _generator(device).integers(low, high, size=_new_shape((size,)))
     return _finish(values, dtype or dtypes.int64, device, requires_grad)
 
 
@@ -190,10 +208,12 @@ def arange(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_gr
     if not 1 <= len(args) <= 3:
         raise TypeError("arange() expects 1 to 3 positional arguments")
     start, end, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
-    if step == 0:
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if step == 0 or math.isnan(step):
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign (start={start}, end={end}, step={step})")
+        raise RuntimeError(f"upper bound and lower bound inconsistent with step sign (start={start}, end={end}, step={step})")
     count = max(0, math.ceil((end - start) / step))
     inferred = dtypes.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else dtypes.get_default_dtype()
     values = start + step * np.arange(count, dtype=np.float64 if inferred.is_floating_point else np.int64)
@@ -207,6 +227,11 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 
 
 def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    """The ``n`` x ``m`` identity matrix (``m = n`` by default)."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _finish(np.eye(n, m if m is not None else n), dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 from . import dtypes
 from .backends import backend_for
 from .index_checks import check_gather, check_scatter
-from .tensor_data import TensorData, shape_broadcast
+from .tensor_data import TensorData, check_new_shape, shape_broadcast
 
 if TYPE_CHECKING:
     from .backends.base import Backend
@@ -83,7 +83,9 @@ def backend_of(t: "Tensor") -> "Backend":
 
 def empty(shape: Sequence[int], dtype: dtypes.dtype, device: "device") -> "Tensor":
     """A new contiguous tensor with uninitialised values."""
-    return _result(tuple(map(int, shape)), dtype, device)
+    shape = tuple(map(int, shape))
+    check_new_shape(shape)
+    return _result(shape, dtype, device)
 
 
 def _result(shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "Tensor":

@@ -49,6 +49,33 @@ def _shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
+def _infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """``shape`` with its one -1 filled in so that it holds ``numel`` elements, or PyTorch's error."""
+    unknown = None
+    for i, size in enumerate(shape):
+        if size == -1:
+            if unknown is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            unknown = i
+        elif size < 0:
+            raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape {list(shape)}")
+    known = math.prod([s for s in shape if s != -1])
+    if unknown is None:
+        if known != numel:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        return shape
+    if known == 0:
+        if numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension "
+                "size -1 can be any value and is ambiguous"
+            )
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    if numel % known:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape[:unknown] + (numel // known,) + shape[unknown + 1 :]
+
+
 def _normalize_dim(dim: int, ndim: int) -> int:
     """``dim`` in ``[-ndim, ndim)`` as a non-negative index (0-d tensors accept 0 and -1)."""
     bound = max(ndim, 1)
@@ -198,10 +225,12 @@ class Tensor:
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
         if value and not self.dtype.is_floating_point:
-            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+            raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients (got {self.dtype})")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients (got {self.dtype})")
         self.requires_grad = requires_grad
         return self
 
@@ -442,19 +471,7 @@ class Tensor:
 
     def _infer_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """Fill in one -1 and check the element count."""
-        unknown = [i for i, s in enumerate(shape) if s == -1]
-        if len(unknown) > 1:
-            raise RuntimeError("only one dimension can be inferred")
-        if any(s < -1 for s in shape):
-            raise RuntimeError(f"invalid shape dimension {min(shape)}")
-        known = math.prod([s for s in shape if s != -1])
-        if unknown:
-            if known == 0 or self.numel() % known:
-                raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {self.numel()}")
-            shape = tuple(self.numel() // known if s == -1 else s for s in shape)
-        elif known != self.numel():
-            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {self.numel()}")
-        return shape
+        return _infer_size(shape, self.numel())
 
     def permute(self, *dims: Any) -> "Tensor":
         order = tuple(_normalize_dim(d, self.dim()) for d in _shape_from_args(dims))
@@ -535,7 +552,16 @@ class Tensor:
 
     def unflatten(self, dim: int, sizes: Sequence[int]) -> "Tensor":
         d = _normalize_dim(dim, self.dim())
-        return self.view(self.shape[:d] + tuple(sizes) + self.shape[d + 1 :])
+        sizes = _shape_from_args((sizes,))
+        try:
+            sizes = _infer_size(sizes, self.shape[d])
+        except RuntimeError as error:
+            if "is invalid for input of size" not in str(error):
+                raise
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({self.shape[d]}) in the input tensor"
+            ) from None
+        return self.view(self.shape[:d] + sizes + self.shape[d + 1 :])
 
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
         d = _normalize_dim(dim, self.dim())
@@ -557,7 +583,7 @@ class Tensor:
         target._check_inplace_allowed(value)
         if self.requires_grad and is_grad_enabled():
             raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
                 if self.is_leaf else "in-place assignment into a tensor that is part of a graph is not supported; "
                 "build the result with where() or cat() instead"
             )
@@ -634,6 +660,9 @@ class Tensor:
         return self._binary(_functions().Div, other, "div", reverse=True)
 
     def __pow__(self, other: Operand) -> "Tensor":
+        if (not self._data.dtype.is_floating_point and isinstance(other, (int, np.integer))
+                and not isinstance(other, bool) and other < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return self._binary(_functions().Pow, other, "pow")
 
     def __rpow__(self, other: Operand) -> "Tensor":
@@ -690,6 +719,12 @@ class Tensor:
     def clamp(self, min: Optional[Scalar] = None, max: Optional[Scalar] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        bounds = [b for b in (min, max) if b is not None]
+        if not any(isinstance(b, Tensor) for b in bounds):  # number bounds: one op, PyTorch's gradient
+            result = result_dtype(self, *bounds)
+            source = self if self.dtype is result else self.to(result)
+            low, high = (None if b is None else _scalar_tensor(b, result, self.device) for b in (min, max))
+            return _functions().Clamp.apply(source, low, high)
         out = self
         if min is not None:
             out = out._binary(_functions().Maximum, min, "maximum")
@@ -867,10 +902,27 @@ class Tensor:
         return self._extreme("min", dim, keepdim)
 
     def amax(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
-        out = self
-        for d in sorted(self._dims(dim), reverse=True):
-            out = out.max(d, keepdim=keepdim).values if out.dim() else out
-        return out
+        """Largest value over ``dim`` (all dims by default); ties share the gradient evenly."""
+        return self._amax("max", dim, keepdim)
+
+    def amin(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
+        """Smallest value over ``dim`` (all dims by default); ties share the gradient evenly."""
+        return self._amax("min", dim, keepdim)
+
+    def _amax(self, op: str, dim: Optional[Union[int, Sequence[int]]], keepdim: bool) -> "Tensor":
+        if isinstance(dim, (tuple, list)) and not dim:
+            dim = None  # an empty list of dims means all of them, as in PyTorch
+        dims = self._dims(dim)
+        if not dims:  # a 0-d tensor: its one value
+            return self.clone()
+        if dim is None and self.numel() == 0:
+            raise RuntimeError(
+                f"a{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )
+        for d in dims:
+            if self.shape[d] == 0:
+                raise IndexError(f"a{op}(): Expected reduction dim {d} to have non-zero size.")
+        return _reductions().Amax.apply(self, dims, keepdim, op)
 
     def _arg_extreme(self, op: str, dim: Optional[int], keepdim: bool) -> "Tensor":
         from .dispatch import arg_reduce_op
@@ -911,8 +963,15 @@ class Tensor:
     # ---- in-place (under no_grad, or on tensors outside the graph) ----
 
     def _check_inplace_allowed(self, other: Any = None) -> None:
-        if self.requires_grad and self.is_leaf and is_grad_enabled():
+        """PyTorch's errors for writing, with grad mode on, into a leaf that requires grad or a view of one:
+        the leaf's gradient would be computed from values that are gone."""
+        if not is_grad_enabled():
+            return
+        if self._requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        base = self._base
+        if base is not None and base._requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
     def _inplace(self, op: str, other: Operand) -> "Tensor":
         """``self = self <op> other`` in this tensor's storage, keeping its dtype."""
@@ -998,6 +1057,10 @@ class Tensor:
         self._check_inplace_allowed()
         if isinstance(value, Tensor) and value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+        if is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+            # recorded: the old values' gradient is 0 (they are gone), a tensor value's is the sum
+            new = value.to(self.device) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
+            return self._rebase_history(_functions().Overwrite.apply(self, new))
         self._write(value)
         self._bump_version()
         return self
@@ -1011,8 +1074,9 @@ class Tensor:
         if not isinstance(src, Tensor):
             raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
         self._check_fits(src.shape)
-        if is_grad_enabled() and src.requires_grad:
-            return self._rebase_history(src.expand(self.shape) + 0 * self.detach())
+        if is_grad_enabled() and (src._requires_grad or self._requires_grad):
+            # recorded: the old values' gradient is 0 (they are gone), src's is the incoming one
+            return self._rebase_history(_functions().Overwrite.apply(self, src.to(self.device)))
         self._write(src)
         self._bump_version()
         return self
@@ -1037,9 +1101,9 @@ class Tensor:
         return make_empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
-        from .creation import zeros
+        from .creation import full
 
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return full(_shape_from_args(size), 0, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
         from .creation import ones

@@ -103,19 +103,34 @@ def strides_from_shape(shape: Shape) -> Strides:
     # END SOLUTION
 
 
+def check_new_shape(shape: Sequence[int]) -> None:
+    """PyTorch's error for a tensor shape with a negative size (the first one is named)."""
+    for size in shape:
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {list(shape)}")
+
+
 def expand_strides(shape: Shape, strides: Strides, target: Shape) -> Strides:
     """Strides that read a ``shape``/``strides`` tensor as if it had the larger shape ``target``.
 
     Broadcast dimensions get stride 0, so every index along them reads the same element.
+    Every size of ``target`` must be known (no -1 left) and non-negative.
     """
     extra = len(target) - len(shape)
     if extra < 0:
         raise IndexingError(f"can't expand shape {list(shape)} to fewer dimensions {list(target)}")
+    for d in range(extra):
+        if target[d] == -1:
+            raise IndexingError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {d}")
+        if target[d] < 0:
+            raise IndexingError(_negative_expand_message(shape, target, d))
     result = [0] * extra
     for d, (size, stride) in enumerate(zip(shape, strides)):
         if size == target[d + extra]:
             result.append(stride)
         elif size == 1:
+            if target[d + extra] < 0:
+                raise IndexingError(_negative_expand_message(shape, target, d + extra))
             result.append(0)
         else:
             raise IndexingError(
@@ -124,6 +139,13 @@ def expand_strides(shape: Shape, strides: Strides, target: Shape) -> Strides:
                 f"Tensor sizes: {list(shape)}"
             )
     return tuple(result)
+
+
+def _negative_expand_message(shape: Shape, target: Shape, d: int) -> str:
+    return (
+        f"The expanded size of the tensor ({target[d]}) must be non-negative (-1 keeps an existing size) at "
+        f"dimension {d}.  Target sizes: {list(target)}.  Tensor sizes: {list(shape)}"
+    )
 
 
 def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Optional[Strides]:

@@ -230,7 +230,7 @@ class Function:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
             mode.enabled = previous
-        if record:
+        if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
             next_functions = tuple([(a._grad_node() if needed else None, 0) for a, needed in zip(args, needs_input_grad)])
             shapes = tuple([a._data.shape if isinstance(a, tensor) else None for a in args])
             out._set_grad_fn(Node(cls, ctx, next_functions, shapes))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.function import Context, Function
-from ..dispatch import map_op, zip_op
+from ..dispatch import empty, map_op, zip_op
 from ..tensor import Tensor, where
 
 # ---- one operand ----
@@ -163,6 +163,27 @@ class Cast(Function):
         return grad.to(ctx.input_dtype), None
 
 
+class Overwrite(Function):
+    r"""``old`` overwritten by ``new`` (broadcast to ``old``'s shape, cast to its dtype), as an
+    in-place ``fill_``/``copy_`` records it: the result's gradient goes to ``new`` (summed over
+    the broadcast), and ``old``, whose values are gone, gets 0."""
+
+    @staticmethod
+    def forward(ctx: Context, old: Tensor, new: Tensor) -> Tensor:
+        ctx.new_dtype = new.dtype
+        out = empty(old.shape, old.dtype, old.device)
+        map_op("copy", new, out=out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        zero = None
+        if ctx.needs_input_grad[0]:
+            zero = empty(grad.shape, grad.dtype, grad.device)
+            zero._raw_fill(0)
+        return zero, grad.to(ctx.new_dtype) if ctx.needs_input_grad[1] else None
+
+
 class Clone(Function):
     """A contiguous copy with its own storage; the gradient passes through."""
 
@@ -245,11 +266,18 @@ class Pow(Function):
     r""":math:`f(a, b) = a^b,\quad \partial_a f = b a^{b-1},\ \partial_b f = a^b \ln a`
 
     As in PyTorch, :math:`\partial_b f` is taken as 0 where :math:`a = 0` and :math:`b \ge 0`.
+    Integers to negative integer powers are what PyTorch makes them: :math:`1` and
+    :math:`(-1)^b` for the bases 1 and -1, 0 for any other base (0 included).
     """
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        out = zip_op("pow", a, b)
+        if a.dtype.is_floating_point or a.dtype is dtypes.bool_:
+            out = zip_op("pow", a, b)
+        else:  # integers (a and b share the promoted dtype): no kernel ever sees a negative exponent
+            negative = b < 0
+            out = zip_op("pow", a, b.abs())  # |b| has the parity of b: right for the bases 1 and -1
+            out = zip_op("masked", out, ~(negative & (a != 1) & (a != -1)))
         ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
         return out
 
@@ -266,6 +294,14 @@ class Pow(Function):
         return grad_a, grad_b
 
 
+def _shares(loses_a: Tensor, loses_b: Tensor, tie: Tensor, dtype: dtypes.dtype) -> tuple[Tensor, Tensor]:
+    """The parts of the gradient for each side of ``maximum``/``minimum``: all of it unless that
+    side lost, half on a tie. Where a NaN is involved neither side lost nor tied: both get all
+    of it, as in PyTorch."""
+    half_tie = tie.to(dtype) * 0.5
+    return 1 - loses_a.to(dtype) - half_tie, 1 - loses_b.to(dtype) - half_tie
+
+
 class Maximum(Function):
     r""":math:`\max(a, b)`: the gradient goes to the larger input, split evenly on ties."""
 
@@ -277,8 +313,8 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        share_a = (a > b) + (a == b) * 0.5
-        return grad * share_a, grad * (1 - share_a)
+        share_a, share_b = _shares(a < b, a > b, a == b, grad.dtype)
+        return grad * share_a, grad * share_b
 
 
 class Minimum(Function):
@@ -292,8 +328,32 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        share_a = (a < b) + (a == b) * 0.5
-        return grad * share_a, grad * (1 - share_a)
+        share_a, share_b = _shares(a > b, a < b, a == b, grad.dtype)
+        return grad * share_a, grad * share_b
+
+
+class Clamp(Function):
+    r""":math:`\min(\max(a, \mathrm{low}), \mathrm{high})` with number bounds (either may be None);
+    the gradient passes where :math:`\mathrm{low} \le a \le \mathrm{high}` (bounds included,
+    NaN excluded, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, low: Tensor | None, high: Tensor | None) -> Tensor:
+        ctx.save_for_backward(a, low, high)
+        out = a  # at least one bound is given, so a new tensor is returned
+        if low is not None:
+            out = zip_op("maximum", out, low)
+        if high is not None:
+            out = zip_op("minimum", out, high)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        a, low, high = ctx.saved_tensors
+        inside = (a >= low) if low is not None else None
+        if high is not None:
+            inside = (a <= high) if inside is None else inside & (a <= high)
+        return where(inside, grad, 0.0), None, None
 
 
 class Where(Function):

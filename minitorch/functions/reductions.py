@@ -79,5 +79,30 @@ class MaxAll(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
         a, out = ctx.saved_tensors
-        winners = (a == out).to(grad.dtype)
+        # a NaN result (NaN wins max/min) was chosen from the NaNs: they share its gradient
+        winners = ((a == out) | ((a != a) & (out != out))).to(grad.dtype)
         return grad * winners / winners.sum(), None
+
+
+class Amax(Function):
+    r"""``amax``/``amin``: the extreme over ``dims``; the gradient is split evenly between the
+    elements equal to it, :math:`\partial a_i = g \, [a_i = m] / \#\{j : a_j = m\}`.
+
+    As in PyTorch, a NaN result (NaN wins) equals no element, so its gradient is NaN
+    (:math:`0/0`) over the whole reduced slice.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool, op: str) -> Tensor:
+        out = a
+        for d in dims:
+            out = reduce_op(op, out, d)
+        ctx.save_for_backward(a, out)
+        ctx.dims = dims
+        return out if keepdim else out.view(_drop_dims(a.shape, dims))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        a, out = ctx.saved_tensors
+        winners = (a == out).to(grad.dtype)
+        return grad.reshape(out.shape) * winners / winners.sum(ctx.dims, keepdim=True), None, None, None

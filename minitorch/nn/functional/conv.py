@@ -37,7 +37,7 @@ def _padding_pairs(padding: Padding, kernel: tuple[int, ...], stride: tuple[int,
     n = len(kernel)
     if isinstance(padding, str):
         if padding not in PADDING_MODES:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {list(PADDING_MODES)}")
+            raise RuntimeError(f"Invalid padding string: '{padding}' (expected one of {list(PADDING_MODES)})")
         if padding == "valid":
             return ((0, 0),) * n
         if any(s != 1 for s in stride):
@@ -47,8 +47,27 @@ def _padding_pairs(padding: Padding, kernel: tuple[int, ...], stride: tuple[int,
     return tuple((p, p) for p in ntuple(padding, n, "padding"))
 
 
-def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], groups: int) -> None:  # noqa: A002
-    """PyTorch's errors for a wrong rank, channel count, group split or bias size."""
+def _as_2d(values: tuple[int, ...]) -> list[int]:
+    """A 1-D convolution's parameters as PyTorch words them: it runs 1-D as 2-D with height 1."""
+    return [1, *values] if len(values) == 1 else list(values)
+
+
+def _check_conv_geometry(padding: Padding, steps: tuple[int, ...], dilations: tuple[int, ...]) -> None:
+    """PyTorch's errors for a negative padding, or a stride or dilation below 1."""
+    if not isinstance(padding, str) and any(p < 0 for p in ntuple(padding, len(steps), "padding")):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in steps):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilations):
+        raise RuntimeError("dilation should be greater than zero")
+    if any(d == 0 for d in dilations):
+        raise RuntimeError(f"dilation should be greater than zero, but got {_as_2d(dilations)}")
+
+
+def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], groups: int,  # noqa: A002
+                     padding: Padding, steps: tuple[int, ...], dilations: tuple[int, ...]) -> None:
+    """PyTorch's errors for a wrong rank, padding, stride, dilation, channel count, group split,
+    bias size or an empty kernel, in PyTorch's order."""
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(
             f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of size: {shape_list(input.shape)}"
@@ -58,6 +77,7 @@ def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Opt
                            f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input, but got {weight.dim()}-dimensional weight of size {shape_list(weight.shape)} instead")
     if groups < 1:
         raise RuntimeError("non-positive groups is not supported")
+    _check_conv_geometry(padding, steps, dilations)
     out_channels = weight.shape[0]
     if out_channels % groups:
         raise RuntimeError(
@@ -76,38 +96,20 @@ def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Opt
             f"Given weight of size {shape_list(weight.shape)}, expected bias to be 1-dimensional with {out_channels} "
             f"elements, but got bias of size {shape_list(bias.shape)} instead"
         )
-
-
-def _check_conv_geometry(padding: Padding, kernel: tuple[int, ...], steps: tuple[int, ...],
-                         dilations: tuple[int, ...]) -> None:
-    """PyTorch's errors for negative padding and for strides, dilations or kernel sizes below 1.
-
-    Sizes are reported as PyTorch's 2-d kernels see them (a 1-d convolution has height 1).
-    """
-    if not isinstance(padding, str) and any(p < 0 for p in ntuple(padding, len(kernel), "padding")):
-        raise RuntimeError("negative padding is not supported")
-    if any(s < 1 for s in steps):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d < 0 for d in dilations):
-        raise RuntimeError("dilation should be greater than zero")
-    as_2d = (1,) * (2 - len(kernel))
-    if any(k < 1 for k in kernel):
-        height, width = as_2d + kernel
+    if any(k <= 0 for k in weight.shape[2:]):
+        height, width = _as_2d(tuple(weight.shape[2:]))
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {height} kernel_width: {width}")
-    if any(d < 1 for d in dilations):
-        raise RuntimeError(f"dilation should be greater than zero, but got {list(as_2d + dilations)}")
 
 
 def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,  # noqa: A002
           padding: Padding, dilation: IntOrTuple, groups: int) -> Tensor:
     """Convolution over the last ``n`` dimensions (see the module docstring)."""
-    _check_conv_args(name, n, input, weight, bias, groups)
+    steps = ntuple(stride, n, "stride")
+    dilations = ntuple(dilation, n, "dilation")
+    _check_conv_args(name, n, input, weight, bias, groups, padding, steps, dilations)
     unbatched = input.dim() == n + 1
     x = input.unsqueeze(0) if unbatched else input
     kernel = tuple(weight.shape[2:])
-    steps = ntuple(stride, n, "stride")
-    dilations = ntuple(dilation, n, "dilation")
-    _check_conv_geometry(padding, kernel, steps, dilations)
     pads = _padding_pairs(padding, kernel, steps, dilations, name)
     padded = [size + b + a for size, (b, a) in zip(x.shape[2:], pads)]
     if any(p < d * (k - 1) + 1 for p, k, d in zip(padded, kernel, dilations)):

@@ -19,7 +19,8 @@ from typing import Optional
 from ... import dtypes
 from ...functions.indexing import Gather
 from ...functions.losses import CrossEntropy
-from ...tensor import Tensor, where
+from ...tensor import Tensor, _legacy_name, where
+from ...tensor_data import shape_broadcast
 from ._utils import check_reduction, reduce_loss
 from .activation import log_softmax, softplus
 
@@ -46,6 +47,22 @@ def _check_same_size(input: Tensor, target: Tensor) -> None:  # noqa: A002 - PyT
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is deprecated. "
             "Please ensure they have the same size."
         )
+
+
+def _check_probabilities(values: Tensor, name: str) -> None:
+    """PyTorch's error unless every element is in [0, 1] (a NaN is outside)."""
+    if values.numel():
+        values = values.detach()
+        low, high = float(values.min().item()), float(values.max().item())  # NaN wins both
+        if not (0.0 <= low and high <= 1.0):
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+
+
+def _check_fits(weight: Tensor, input: Tensor) -> None:  # noqa: A002
+    """A per-element ``weight`` must broadcast to the input's shape, not grow it."""
+    broadcast = shape_broadcast(tuple(weight.shape), tuple(input.shape))
+    if broadcast != tuple(input.shape):
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(broadcast)}")
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,  # noqa: A002
@@ -211,9 +228,14 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
                          size_average: Optional[bool] = None, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r""":math:`-w\,[y \log x + (1 - y) \log(1 - x)]` for probabilities :math:`x`, each log clamped at -100."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
     _check_same_size(input, target)
-    if input.numel() and (float(input.min().item()) < 0.0 or float(input.max().item()) > 1.0):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_legacy_name(target.dtype)} but expected {_legacy_name(input.dtype)}")
+    _check_probabilities(input, "input")
+    _check_probabilities(target, "target")
+    if weight is not None:
+        _check_fits(weight, input)
     # BEGIN SOLUTION 5.8
     log_x = input.log().clamp(min=LOG_CLAMP)
     log_1mx = (1.0 - input).log().clamp(min=LOG_CLAMP)

@@ -11,18 +11,28 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from ... import creation, dtypes
 from ...functions.indexing import Gather
 from ...functions.windows import ConstantPad
 from ...tensor import Tensor
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
-#: PyTorch's names of the last dimensions in padding errors, last first
-SPATIAL_NAMES = ("W", "H", "D")
+
+
+#: how many pad values the non-constant modes take for each input rank (PyTorch's table)
+NON_CONSTANT_PAD_RANKS = {2: (2, 3), 4: (3, 4), 6: (4, 5)}
 
 
 def _pairs(pad: Sequence[int], ndim: int) -> list[tuple[int, int]]:
     """One ``(before, after)`` pair per dimension of the input (0 for the unpadded ones)."""
+    for position, amount in enumerate(pad):
+        if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)):
+            raise TypeError(
+                f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                f"{type(amount).__name__} at pos {position}"
+            )
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > ndim:
@@ -33,8 +43,22 @@ def _pairs(pad: Sequence[int], ndim: int) -> list[tuple[int, int]]:
     return pairs
 
 
+def _check_non_constant(pad_length: int, ndim: int) -> None:
+    """The non-constant modes pad the last 1, 2 or 3 dimensions of a (batch of) sample(s) only."""
+    if ndim not in NON_CONSTANT_PAD_RANKS.get(pad_length, ()):
+        combinations = "\n".join(
+            f"  - {low}D or {high}D input: padding size = {length} (pads last {'dimension' if length == 2 else f'{length // 2} dimensions'})"
+            for length, (low, high) in NON_CONSTANT_PAD_RANKS.items()
+        )
+        raise NotImplementedError(
+            f"Padding size {pad_length} is not supported for {ndim}D input tensor.\n"
+            f"Supported combinations for non-constant padding:\n{combinations}"
+        )
+
+
 def _source_positions(size: int, before: int, after: int, mode: str) -> list[int]:
-    """For each position of the padded dimension, the input position it copies."""
+    """For each position of the padded dimension, the input position it copies (a negative
+    ``before``/``after`` crops that side)."""
     positions = []
     for p in range(-before, size + after):
         if mode == "replicate":
@@ -51,24 +75,24 @@ def _source_positions(size: int, before: int, after: int, mode: str) -> list[int
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
     """``input`` padded as ``pad`` says (see the module docstring); negative amounts crop.
 
-    As in PyTorch, ``constant`` and ``circular`` crop first and pad what is left, while
-    ``reflect`` and ``replicate`` read their positions off the whole input.
+    Constant and circular padding crop first, then pad what is left; reflect and replicate
+    read the whole input, then drop what a negative amount crops (as PyTorch does).
     """
     if mode not in PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pairs = _pairs(pad, input.dim())
-    if mode != "constant" and value not in (None, 0, 0.0):
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode != "constant":
+        if value not in (None, 0, 0.0):
+            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+        _check_non_constant(len(pad), input.dim())
+    _check_sizes(input, pairs, len(pad), mode)
     if mode in ("constant", "circular"):
-        if any(n < max(-b, 0) + max(-a, 0) for (b, a), n in zip(pairs, input.shape)):
-            raise RuntimeError("narrow(): length must be non-negative.")
+        crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pairs, input.shape))
         if any(b < 0 or a < 0 for b, a in pairs):
-            input = input[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pairs, input.shape))]
+            input = input[crop]
         pairs = [(max(b, 0), max(a, 0)) for b, a in pairs]
-        if mode == "constant":
-            return ConstantPad.apply(input, tuple(pairs), 0.0 if value is None else value)
-    else:
-        _check_edge_reading(input, pairs, len(pad) // 2)
+    if mode == "constant":
+        return ConstantPad.apply(input, tuple(pairs), 0.0 if value is None else value)
     out = input
     for d, (before, after) in enumerate(pairs):
         if before == 0 and after == 0:
@@ -89,18 +113,18 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     return out
 
 
-def _check_edge_reading(input: Tensor, pairs: Sequence[tuple[int, int]], padded_dims: int) -> None:  # noqa: A002
-    """PyTorch's errors for ``reflect``/``replicate`` padding of an empty row, or to an empty output."""
-    # every padded row is read at its edges: none may be empty (the batch dimension may)
-    checked = input.shape[-(padded_dims + 1):] if input.dim() > padded_dims + 1 else input.shape
-    if padded_dims and 0 in checked:
-        raise RuntimeError(
-            f"Expected {padded_dims + 1}D or {padded_dims + 2}D (batch mode) tensor with possibly 0 batch size and "
-            f"other non-zero dimensions for input, but got: {list(input.shape)}"
-        )
-    for from_last in range(padded_dims):
-        d = input.dim() - 1 - from_last
-        (before, after), size = pairs[d], input.shape[d]
-        if size + before + after < 1:
-            name = SPATIAL_NAMES[from_last] if from_last < len(SPATIAL_NAMES) else f"dim {d}"
-            raise RuntimeError(f"input ({name}: {size}) is too small. Calculated output {name}: {size + before + after}")
+def _check_sizes(input: Tensor, pairs: Sequence[tuple[int, int]], pad_length: int, mode: str) -> None:  # noqa: A002
+    """PyTorch's errors for negative padding that crops more than a dimension holds."""
+    for d, ((before, after), size) in enumerate(zip(pairs, input.shape)):
+        kept = size + min(before, 0) + min(after, 0)  # what cropping leaves, before any growth
+        if mode == "constant" and kept < 0:
+            raise RuntimeError(f"narrow(): length must be non-negative. (padding ({before}, {after}) of dimension {d} of size {size})")
+        if mode == "circular" and kept < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        out_size = size + before + after
+        if mode in ("reflect", "replicate"):
+            if pad_length == 2 and d == input.dim() - 1 and out_size < 1:
+                raise RuntimeError(f"input (W: {size}) is too small. Calculated output W: {out_size}")
+            if out_size < 0:
+                shape = [s + b + a for (b, a), s in zip(pairs, input.shape)]
+                raise RuntimeError(f"Trying to create tensor with negative dimension {out_size}: {shape}")

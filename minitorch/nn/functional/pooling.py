@@ -34,31 +34,66 @@ def _out_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil
     return out
 
 
-def _check_pool_geometry(name: str, kernel: tuple[int, ...], steps: tuple[int, ...], pads: tuple[int, ...],
-                         dilations: tuple[int, ...]) -> None:
-    """PyTorch's errors for kernel sizes, strides or dilations below 1 and negative padding.
+def _steps(stride: Optional[IntOrTuple], kernel: tuple[int, ...]) -> tuple[int, ...]:
+    """The stride per dimension: the kernel's size unless given (``None`` or ``[]``)."""
+    if stride is None or (not isinstance(stride, int) and len(stride) == 0):
+        return kernel
+    return ntuple(stride, len(kernel), "stride")
 
-    ``max_pool1d`` has its own wording; the others report sizes as PyTorch's 2-d kernels
-    see them (height 1 for a 1-d pool).
-    """
-    if name == "max_pool1d":
-        for label, values, low in (("kernel_size", kernel, 1), ("stride", steps, 1), ("padding", pads, 0), ("dilation", dilations, 1)):
-            if values[0] < low:
-                rule = "be non-negative" if low == 0 else "be greater than zero"
-                raise RuntimeError(f"max_pool1d() {label} must {rule}, but got {values[0]}")
+
+def _half_toward_zero(value: int) -> int:
+    """``value / 2`` rounded toward zero (C's integer division, which PyTorch's checks use)."""
+    return -(-value // 2) if value < 0 else value // 2
+
+
+def _check_max_pool1d_args(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
+                           padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool) -> None:
+    """PyTorch's own errors for ``max_pool1d`` without indices (a wrong rank is left to
+    :func:`_pool_windows`)."""
+    if input.dim() not in (2, 3):
         return
+    (kernel,) = ntuple(kernel_size, 1, "kernel_size")
+    (step,) = _steps(stride, (kernel,))
+    (pad,), (dilation,) = ntuple(padding, 1, "padding"), ntuple(dilation, 1, "dilation")
+    if kernel <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {kernel}")
+    if step <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {step}")
+    if pad < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {pad}")
+    if pad > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} and kernel_size={kernel}")
+    if dilation <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+    out = _out_size(input.shape[-1], kernel, step, pad, dilation, ceil_mode)
+    if out < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
-    def as_2d(values: tuple[int, ...]) -> tuple[int, ...]:
-        return (1,) * (2 - len(values)) + values
 
-    if any(s == 0 for s in steps):
-        raise RuntimeError("stride should not be zero")
-    if any(p < 0 for p in pads):
-        raise RuntimeError(f"pad must be non-negative, but got pad: {min(pads)}")
-    for label, values, short in (("kernel size", kernel, "k"), ("stride", steps, "d"), ("dilation", dilations, "dilation")):
-        if any(v < 1 for v in values):
-            height, width = as_2d(values)
-            raise RuntimeError(f"{label} should be greater than zero, but got {short}H: {height} {short}W: {width}")
+def _check_pool2d_args(kernel: tuple, steps: tuple, pads: tuple, dilations: tuple) -> None:
+    """PyTorch's errors for the kernel, stride, padding and dilation of a pooling, in its order.
+
+    PyTorch pools 1-D input as 2-D of height 1 and words the errors that way, so a 1-D
+    pooling's parameters come here with a height of kernel 1, stride 1, padding 0, dilation 1.
+    """
+    for k, step, pad, dilation in zip(kernel, steps, pads, dilations):
+        if step == 0:
+            raise RuntimeError("stride should not be zero")
+        if pad < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+        if pad > _half_toward_zero((k - 1) * dilation + 1):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, kernel_size={k} and dilation={dilation}")
+    (k_h, k_w), (step_h, step_w), (pad_h, pad_w), (dilation_h, dilation_w) = kernel, steps, pads, dilations
+    if k_h <= 0 or k_w <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k_h} kW: {k_w}")
+    if step_h <= 0 or step_w <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {step_h} dW: {step_w}")
+    if dilation_h <= 0 or dilation_w <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation_h} dilationW: {dilation_w}")
+    if k_w // 2 < pad_w or k_h // 2 < pad_h:
+        raise RuntimeError(
+            f"pad should be smaller than or equal to half of kernel size, but got padW = {pad_w}, padH = {pad_h}, kW = {k_w}, kH = {k_h}"
+        )
 
 
 def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
@@ -71,20 +106,18 @@ def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, str
     if input.dim() not in (n + 1, n + 2) or input.numel() == 0:
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
     kernel = ntuple(kernel_size, n, "kernel_size")
-    steps = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else ntuple(stride, n, "stride")
+    steps = _steps(stride, kernel)
     pads = ntuple(padding, n, "padding")
     dilations = ntuple(dilation, n, "dilation")
-    _check_pool_geometry(name, kernel, steps, pads, dilations)
-    for k, p, d in zip(kernel, pads, dilations):
-        if p > k // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} and dilation={d}")
     sizes = input.shape[-n:]
+    height = (1,) * (2 - n)  # a 1-D pooling seen as 2-D: height 1, nothing padded
+    _check_pool2d_args(height + kernel, height + steps, (0,) * (2 - n) + pads, height + dilations)
     outs = [_out_size(s, k, st, p, d, ceil_mode) for s, k, st, p, d in zip(sizes, kernel, steps, pads, dilations)]
     if any(o < 1 for o in outs):
-        lead = input.shape[-n - 1]
+        lead = (input.shape[-n - 1],) + height
         raise RuntimeError(
-            f"Given input size: ({'x'.join(map(str, (lead,) + tuple(sizes)))}). Calculated output size: "
-            f"({'x'.join(map(str, [lead] + [max(o, 0) for o in outs]))}). Output size is too small"
+            f"Given input size: ({'x'.join(map(str, lead + tuple(sizes)))}). Calculated output size: "
+            f"({'x'.join(map(str, lead + tuple(max(o, 0) for o in outs)))}). Output size is too small"
         )
     # right padding: the symmetric padding plus whatever a ceil_mode window reaches beyond it
     extra = [max(0, (o - 1) * st + d * (k - 1) + 1 - (s + 2 * p)) for o, st, d, k, s, p in zip(outs, steps, dilations, kernel, sizes, pads)]
@@ -99,6 +132,8 @@ def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, str
 
 def _max_pool(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
               padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, return_indices: bool):
+    if n == 1 and not return_indices:  # PyTorch checks this case on its own, in its own words
+        _check_max_pool1d_args(input, kernel_size, stride, padding, dilation, ceil_mode)
     # BEGIN SOLUTION 5.5
     view, kernel, steps, pads, dilations, extra = _pool_windows(name, n, input, kernel_size, stride, padding, dilation, ceil_mode, -math.inf)
     flat = view.reshape(*view.shape[: view.dim() - n], math.prod(kernel))
@@ -139,6 +174,8 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
 
 def _avg_pool(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
               padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool, divisor_override: Optional[int]) -> Tensor:
+    if divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
     # BEGIN SOLUTION 5.5
     view, kernel, steps, pads, dilations, extra = _pool_windows(name, n, input, kernel_size, stride, padding, 1, ceil_mode, 0.0)
     window_dims = tuple(range(view.dim() - n, view.dim()))
@@ -177,13 +214,13 @@ def _averaging_matrix(size: int, out_size: int, like: Tensor) -> Tensor:
     for i in range(out_size):
         start, stop = (i * size) // out_size, -(-((i + 1) * size) // out_size)
         rows.append([1.0 / (stop - start) if start <= j < stop else 0.0 for j in range(size)])
-    return creation.tensor(rows, dtype=like.dtype, device=like.device).reshape(out_size, size)
+    return creation.tensor(rows, dtype=like.dtype, device=like.device).view(out_size, size)
 
 
-def _check_output_size(sizes: Sequence[int]) -> None:
-    """PyTorch's error for a negative adaptive output size (reported as its 2-d op sees it)."""
+def _check_output_sizes(sizes: Sequence[int]) -> None:
+    """PyTorch's error for a negative adaptive pooling output size (1-D pooling words it as 2-D)."""
     if any(s < 0 for s in sizes):
-        shown = (1,) * (2 - len(sizes)) + tuple(sizes)
+        shown = (1, *sizes) if len(sizes) == 1 else tuple(sizes)
         raise RuntimeError(
             f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
             f"{{{', '.join(map(str, shown))}}}"
@@ -195,7 +232,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {shape_list(input.shape)}")
     (out_l,) = ntuple(output_size, 1, "output_size")
-    _check_output_size((out_l,))
+    _check_output_sizes((out_l,))
     return input @ _averaging_matrix(input.shape[-1], out_l, input).t()
 
 
@@ -207,7 +244,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Union[int, None, Sequence[Op
     height, width = input.shape[-2:]
     out_h = height if sizes[0] is None else sizes[0]
     out_w = width if sizes[1] is None else sizes[1]
-    _check_output_size((out_h, out_w))
+    _check_output_sizes((out_h, out_w))
     # BEGIN SOLUTION 5.5
     rows = _averaging_matrix(height, out_h, input)
     cols = _averaging_matrix(width, out_w, input)
