@@ -10,7 +10,10 @@ from minitorch.demo import DEMO_OUT, main
 from minitorch.train import PRESETS
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-#: what the demo must reach on "split" (two vertical bands, a boundary an MLP finds easily)
+#: what the demo must reach on "split" (two vertical bands, a boundary an MLP finds easily).
+#: A float32 run, so its last bits depend on the CPU Numba compiles for; the run is stable
+#: (final loss 0.0214 for the host CPU and for a generic x86-64 alike) and reaches 200 and
+#: 195 of 200: the thresholds leave 6 training and 9 test points of room
 TRAIN_ACCURACY = 0.97
 TEST_ACCURACY = 0.93
 

@@ -218,7 +218,7 @@ def test_training_loop_drives_the_output_to_zero() -> None:
     assert not net.training and not net.l1.training
     with torch.no_grad():
         end = float(torch.abs(net(probe)).mean())
-    assert end < 0.1 * start
+    assert end < 0.1 * start  # float32, any CPU: 0.025 * start on the host and a generic x86-64
 
 
 @pytest.mark.task("4.3")

@@ -71,6 +71,8 @@ def test_digits_learns_in_a_few_epochs(tmp_path: Path) -> None:
     out = tmp_path / "digits.png"
     result = main(["--dataset", "digits", "--epochs", "2", "--hidden", "32", "--lr", "0.02", "--no-progress",
                    "--out", str(out)])
+    # float32 training: 95.3% (342 of 359) whether Numba compiles for the host or a generic
+    # x86-64, so the threshold leaves 18 images of room for another CPU's rounding
     assert result.test_accuracy > 0.9
     assert _png(out)
 
