@@ -85,6 +85,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
         if value not in (None, 0, 0.0):
             raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
         _check_non_constant(len(pad), input.dim())
+        if mode in ("reflect", "replicate"):
+            _check_edge_reading(input, len(pad) // 2)
     _check_sizes(input, pairs, len(pad), mode)
     if mode in ("constant", "circular"):
         crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(pairs, input.shape))
@@ -113,12 +115,24 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     return out
 
 
+def _check_edge_reading(input: Tensor, padded_dims: int) -> None:  # noqa: A002
+    """PyTorch's error for ``reflect``/``replicate`` padding of an empty row: both read a row at
+    its edges, which an empty row does not have (outputs that come out empty are
+    :func:`_check_sizes`'s)."""
+    checked = input.shape[-(padded_dims + 1):] if input.dim() > padded_dims + 1 else input.shape
+    if padded_dims and 0 in checked:  # the batch dimension may be empty, the padded rows not
+        raise RuntimeError(
+            f"Expected {padded_dims + 1}D or {padded_dims + 2}D (batch mode) tensor with possibly 0 batch size and "
+            f"other non-zero dimensions for input, but got: {list(input.shape)}"
+        )
+
+
 def _check_sizes(input: Tensor, pairs: Sequence[tuple[int, int]], pad_length: int, mode: str) -> None:  # noqa: A002
     """PyTorch's errors for negative padding that crops more than a dimension holds."""
     for d, ((before, after), size) in enumerate(zip(pairs, input.shape)):
         kept = size + min(before, 0) + min(after, 0)  # what cropping leaves, before any growth
         if mode == "constant" and kept < 0:
-            raise RuntimeError(f"narrow(): length must be non-negative. (padding ({before}, {after}) of dimension {d} of size {size})")
+            raise RuntimeError("narrow(): length must be non-negative.")
         if mode == "circular" and kept < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
         out_size = size + before + after
