@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from ... import creation
 from ...autograd import Context, Function
 from ...tensor import Tensor
@@ -68,6 +70,24 @@ def _sum_over_steps(per_step_left: Tensor, per_step_right: Tensor) -> Tensor:
     return left.t() @ right
 
 
+def _right_operand(weight: Tensor) -> Tensor:
+    """``weight`` for ``x @ weight``, as the transpose of a contiguous copy of its transpose.
+
+    The same matrix, laid out the way the cpu matmul kernel reads its right operand fastest
+    (measured: about 1.5x faster for ``(32, 512) @ (512, 128)`` than ``weight`` itself).
+    """
+    return weight.t().contiguous().t()
+
+
+def _lstm_gate_scales(size: int, like: Tensor) -> tuple[Tensor, Tensor]:
+    r"""``(4H,)`` column factors: 2 on the ``g`` gate's columns (where :math:`\tanh x = 2\sigma(2x) - 1`),
+    1 elsewhere; and the factor of each gate's slope, :math:`d\,\mathrm{gate}/d\,\sigma(kx) \cdot k`: 4 for ``g``."""
+    blocks = np.ones((4, size))
+    scale, slope_scale = blocks.copy(), blocks.copy()
+    scale[2], slope_scale[2] = 2.0, 4.0
+    return tuple(creation.tensor(v.reshape(-1), dtype=like.dtype, device=like.device) for v in (scale, slope_scale))
+
+
 def _sigmoid_slope(s: Tensor) -> Tensor:
     r""":math:`\sigma' = \sigma(1-\sigma)`, from the saved :math:`\sigma` (as ``s - s*s``: two ops, no scalar)."""
     return s - s * s
@@ -108,12 +128,13 @@ class RNNScan(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
         w_hh, h0, mask, states, *slopes = ctx.saved_tensors
+        w_hh_back = _right_operand(w_hh)
         grad_pre: list[Optional[Tensor]] = [None] * grad.shape[0]
         carried = creation.zeros_like(h0)
         for t in reversed(_steps(grad.shape[0], ctx.reverse)):
             into_step, passed = _split_grad(mask, t, carried + grad[t])
             grad_pre[t] = into_step * slopes[t]
-            carried = grad_pre[t] @ w_hh
+            carried = grad_pre[t] @ w_hh_back
             if passed is not None:
                 carried = carried + passed
         grad_xw = creation.stack(grad_pre)
@@ -132,12 +153,17 @@ class LSTMScan(Function):
 
     (no :math:`W_{hr}` without a projection). Returns ``(T, B, P + H)``: the hidden state
     (``P`` = projection or hidden size) and the cell state of every step, side by side.
+
+    All four gates come from one sigmoid over the whole ``(B, 4H)`` pre-activation, the
+    ``g`` columns doubled first: :math:`\tanh x = 2\sigma(2x) - 1`. The same sigmoid gives
+    every gate's slope at once, :math:`\sigma'(kx) \cdot k` scaled, saved for backward.
     """
 
     @staticmethod
     def forward(ctx: Context, xw: Tensor, w_hh: Tensor, w_hr: Optional[Tensor], h0: Tensor, c0: Tensor,
                 mask: Optional[Tensor], reverse: bool = False) -> Tensor:
         size = c0.shape[-1]
+        scale, slope_scale = _lstm_gate_scales(size, xw)
         w_hh_t = w_hh.t()
         w_hr_t = None if w_hr is None else w_hr.t()
         h, c = h0, c0
@@ -145,15 +171,15 @@ class LSTMScan(Function):
         cs: list[Optional[Tensor]] = [None] * xw.shape[0]
         saved: list[tuple[Tensor, ...]] = [()] * xw.shape[0]
         for t in _steps(xw.shape[0], reverse):
-            pre = xw[t] + h @ w_hh_t
-            i = pre[:, :size].sigmoid()
-            f = pre[:, size : 2 * size].sigmoid()
-            g = pre[:, 2 * size : 3 * size].tanh()
-            o = pre[:, 3 * size :].sigmoid()
+            s = ((xw[t] + h @ w_hh_t) * scale).sigmoid()
+            i, f, o = s[:, :size], s[:, size : 2 * size], s[:, 3 * size :]
+            g = s[:, 2 * size : 3 * size] * 2.0 - 1.0
             c_new = f * c + i * g
             tanh_c = c_new.tanh()
             out = o * tanh_c
-            saved[t] = (i, f, g, o, tanh_c, c, out)
+            # d(gate)/d(pre-activation) for all four gates: k * sigma'(k x) = k * (s - s^2)
+            slopes = (s - s * s) * slope_scale
+            saved[t] = (i, f, g, o, tanh_c, c, out, slopes)
             h_new = out if w_hr_t is None else out @ w_hr_t
             h, c = hs[t], cs[t] = _blend(mask, t, h_new, h), _blend(mask, t, c_new, c)
         states = creation.stack(hs)
@@ -168,25 +194,23 @@ class LSTMScan(Function):
         saved = [flat[t * per_step : (t + 1) * per_step] for t in range(grad.shape[0])]
         proj = h0.shape[-1]
         grad_h, grad_c = grad[:, :, :proj], grad[:, :, proj:]
+        w_hh_back = _right_operand(w_hh)
         grad_pre: list[Optional[Tensor]] = [None] * grad.shape[0]
         grad_h_new: list[Optional[Tensor]] = [None] * grad.shape[0]
         carried_h = creation.zeros_like(h0)
         carried_c = creation.zeros_like(grad_c[0])
         for t in reversed(_steps(grad.shape[0], ctx.reverse)):
-            i, f, g, o, tanh_c, c_prev, out = saved[t]
+            i, f, g, o, tanh_c, c_prev, out, slopes = saved[t]
             d_h, passed_h = _split_grad(mask, t, carried_h + grad_h[t])
             d_c, passed_c = _split_grad(mask, t, carried_c + grad_c[t])
             grad_h_new[t] = d_h
             d_out = d_h if w_hr is None else d_h @ w_hr
             d_o = d_out * tanh_c
-            d_c = d_c + d_out * o * _tanh_slope(tanh_c)
-            grad_pre[t] = creation.cat([
-                d_c * g * _sigmoid_slope(i),
-                d_c * c_prev * _sigmoid_slope(f),
-                d_c * i * _tanh_slope(g),
-                d_o * _sigmoid_slope(o),
-            ], dim=1)
-            carried_h = grad_pre[t] @ w_hh
+            d_out_o = d_out * o  # out = o tanh(c): into c through tanh' = 1 - tanh^2
+            d_c = d_c + d_out_o - d_out_o * tanh_c * tanh_c
+            d_gates = creation.cat([d_c * g, d_c * c_prev, d_c * i, d_o], dim=1)
+            grad_pre[t] = d_gates * slopes
+            carried_h = grad_pre[t] @ w_hh_back
             carried_c = d_c * f
             if passed_h is not None:
                 carried_h, carried_c = carried_h + passed_h, carried_c + passed_c
@@ -195,7 +219,7 @@ class LSTMScan(Function):
         if ctx.needs_input_grad[1]:
             grad_w_hh = _sum_over_steps(grad_xw, _previous_states(states, h0, ctx.reverse))
         if w_hr is not None and ctx.needs_input_grad[2]:
-            grad_w_hr = _sum_over_steps(creation.stack(grad_h_new), creation.stack([step[-1] for step in saved]))
+            grad_w_hr = _sum_over_steps(creation.stack(grad_h_new), creation.stack([step[6] for step in saved]))
         return grad_xw, grad_w_hh, grad_w_hr, carried_h, carried_c, None
 
 
@@ -238,6 +262,7 @@ class GRUScan(Function):
         steps = grad.shape[0]
         saved = [flat[t * 4 : (t + 1) * 4] for t in range(steps)]
         previous = _previous_states(states, h0, ctx.reverse)
+        w_hh_back = _right_operand(w_hh)
         grad_x: list[Optional[Tensor]] = [None] * steps
         grad_hw: list[Optional[Tensor]] = [None] * steps
         carried = creation.zeros_like(h0)
@@ -249,7 +274,7 @@ class GRUScan(Function):
             d_z_pre = d_h * (previous[t] - n) * _sigmoid_slope(z)
             grad_x[t] = creation.cat([d_r_pre, d_z_pre, d_n_pre], dim=1)
             grad_hw[t] = creation.cat([d_r_pre, d_z_pre, d_n_pre * r], dim=1)
-            carried = grad_hw[t] @ w_hh + d_h * z
+            carried = grad_hw[t] @ w_hh_back + d_h * z
             if passed is not None:
                 carried = carried + passed
         grad_xw = creation.stack(grad_x)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from typing import Any, NamedTuple, Optional, Union
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -37,8 +37,6 @@ __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "R
 
 #: gates per mode: how many ``hidden_size`` blocks ``weight_ih``/``weight_hh`` stack
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
-
-Hidden = Union[Tensor, tuple[Tensor, Tensor]]
 
 
 class LayerWeights(NamedTuple):
@@ -210,11 +208,10 @@ class RNNBase(Module):
         return (size, self.hidden_size) if self.mode == "LSTM" else (size,)
 
     def _weights(self, layer: int, direction: int) -> LayerWeights:
+        """Looked up by name on every call, so ``to()``, ``load_state_dict`` and reassigned parameters take effect."""
         suffix = "_reverse" if direction == 1 else ""
-        def named(kind: str) -> Optional[Tensor]:
-            return getattr(self, f"{kind}_l{layer}{suffix}", None)
-
-        return LayerWeights(named("weight_ih"), named("weight_hh"), named("bias_ih"), named("bias_hh"), named("weight_hr"))
+        kinds = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+        return LayerWeights(*(getattr(self, f"{kind}_l{layer}{suffix}", None) for kind in kinds))
 
     def _run_direction(self, seq: Tensor, weights: LayerWeights, initial: tuple[Tensor, ...], mask: Optional[Tensor],
                        reverse: bool) -> tuple[Tensor, tuple[Tensor, ...]]:
@@ -223,7 +220,7 @@ class RNNBase(Module):
         bias = weights.b_ih
         if self.mode != "GRU" and weights.b_ih is not None:
             bias = weights.b_ih + weights.b_hh  # both only ever add to the pre-activation
-        xw = linear(seq.reshape(steps * batch, seq.shape[2]), weights.w_ih, bias).view(steps, batch, -1)
+        xw = linear(seq.reshape(steps * batch, seq.shape[2]), weights.w_ih, bias).view(steps, batch, weights.w_ih.shape[0])
         last = 0 if reverse else steps - 1
         if self.mode == "LSTM":
             both = LSTMScan.apply(xw, weights.w_hh, weights.w_hr, initial[0], initial[1], mask, reverse=reverse)
