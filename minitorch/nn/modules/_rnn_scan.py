@@ -81,7 +81,7 @@ def _right_operand(weight: Tensor) -> Tensor:
 
 def _lstm_gate_scales(size: int, like: Tensor) -> tuple[Tensor, Tensor]:
     r"""``(4H,)`` column factors: 2 on the ``g`` gate's columns (where :math:`\tanh x = 2\sigma(2x) - 1`),
-    1 elsewhere; and the factor of each gate's slope, :math:`d\,\mathrm{gate}/d\,\sigma(kx) \cdot k`: 4 for ``g``."""
+    1 elsewhere; and each gate's slope over :math:`\sigma'(kx)`: 4 for ``g`` (:math:`2 \cdot 2`), 1 elsewhere."""
     blocks = np.ones((4, size))
     scale, slope_scale = blocks.copy(), blocks.copy()
     scale[2], slope_scale[2] = 2.0, 4.0
@@ -101,7 +101,10 @@ def _tanh_slope(y: Tensor) -> Tensor:
 class RNNScan(Function):
     r"""Elman RNN: :math:`h_t = \phi(xw_t + h_{t-1} W_{hh}^\top)`, :math:`\phi` = tanh or relu.
 
-    Returns the states of all steps, ``(T, B, H)``.
+    Returns the states of all steps, ``(T, B, H)``. The slope :math:`\phi'` follows from
+    the states themselves (:math:`1 - h^2`, or :math:`h > 0`), so backward computes it for
+    all steps at once. Where the mask holds a state over, the slope is not what the step
+    would have had, but no gradient enters the step there.
     """
 
     @staticmethod
@@ -110,24 +113,19 @@ class RNNScan(Function):
         w_hh_t = w_hh.t()
         h = h0
         states: list[Optional[Tensor]] = [None] * xw.shape[0]
-        slopes: list[Optional[Tensor]] = [None] * xw.shape[0]
         for t in _steps(xw.shape[0], reverse):
             pre = xw[t] + h @ w_hh_t
-            if nonlinearity == "tanh":
-                new = pre.tanh()
-                slopes[t] = _tanh_slope(new)
-            else:
-                new = pre.relu()
-                slopes[t] = (pre > 0).to(pre.dtype)
+            new = pre.tanh() if nonlinearity == "tanh" else pre.relu()
             h = states[t] = _blend(mask, t, new, h)
         out = creation.stack(states)
-        ctx.reverse = reverse
-        ctx.save_for_backward(w_hh, h0, mask, out, *slopes)
+        ctx.reverse, ctx.nonlinearity = reverse, nonlinearity
+        ctx.save_for_backward(w_hh, h0, mask, out)
         return out
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
-        w_hh, h0, mask, states, *slopes = ctx.saved_tensors
+        w_hh, h0, mask, states = ctx.saved_tensors
+        slopes = _tanh_slope(states) if ctx.nonlinearity == "tanh" else (states > 0).to(states.dtype)
         w_hh_back = _right_operand(w_hh)
         grad_pre: list[Optional[Tensor]] = [None] * grad.shape[0]
         carried = creation.zeros_like(h0)
