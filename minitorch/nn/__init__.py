@@ -22,3 +22,6 @@ from .modules import (  # noqa: E402
 
 # ---- step 6: gradient clipping, parameter vectors, skip_init ----
 from . import utils  # noqa: E402
+
+# ---- recurrent layers (issue 19) ----
+from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402

@@ -23,6 +23,9 @@ from .pooling import (  # noqa: E402
 )
 from .sparse import Embedding  # noqa: E402
 
+# ---- recurrent layers (issue 19) ----
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
 LAYERS = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
     "BatchNorm2d", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Embedding", "Flatten",
@@ -31,3 +34,5 @@ LAYERS = [
     "Tanh", "Unflatten",
 ]
 __all__ += LAYERS
+RECURRENT = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
+__all__ += RECURRENT

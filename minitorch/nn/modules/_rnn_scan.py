@@ -1,0 +1,282 @@
+r"""The time loop of a recurrent layer: one autograd Function per cell kind, forward and
+backpropagation through time side by side.
+
+Each Function runs one layer in one direction over a whole sequence. Its input is the
+input projection of *every* step, ``xw = x W_{ih}^\top + b`` of shape ``(T, B, G)``
+(``G`` = gates × hidden size), computed before the loop in one matmul; each step then
+costs one matmul of the hidden state against the stacked gate weights ``W_{hh}`` (all
+gates at once) and a few elementwise ops on views of the gate columns.
+
+Why a Function around the whole loop and not autograd over per-step ops: the graph of a
+50-step LSTM would hold ~1000 nodes, and every ``xw[t]`` read would send back a gradient
+the size of all of ``xw``. Here backward walks the steps in reverse with the saved gate
+values (the chain rule written out below), collects the gradient of the pre-activations
+of every step, and returns it as the gradient of ``xw``; the weight gradient is then one
+matmul over all steps, :math:`\partial W_{hh} = \sum_t \delta_t^\top h_{t-1}`.
+
+``mask`` (``(T, B, 1)`` of 0/1, or ``None``) runs a batch of sequences of different
+lengths (a packed batch, padded): where the mask is 0 a sequence is already over (or, in
+the reverse direction, not yet begun) and its state passes through the step unchanged,
+:math:`h_t = h_{t-1} + m_t (\tilde h_t - h_{t-1})`. So the forward direction's last state
+is its final state, and the reverse direction starts from the initial state at each
+sequence's own last element.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ... import creation
+from ...autograd import Context, Function
+from ...tensor import Tensor
+
+__all__ = ["GRUScan", "LSTMScan", "RNNScan"]
+
+NONLINEARITIES = ("tanh", "relu")
+
+
+def _steps(length: int, reverse: bool) -> range:
+    """The order in which the forward pass visits the time steps."""
+    return range(length - 1, -1, -1) if reverse else range(length)
+
+
+def _blend(mask: Optional[Tensor], t: int, new: Tensor, old: Tensor) -> Tensor:
+    r""":math:`h_{t-1} + m_t(\tilde h_t - h_{t-1})`: the new state where the sequence runs, the old one elsewhere."""
+    return new if mask is None else old + mask[t] * (new - old)
+
+
+def _split_grad(mask: Optional[Tensor], t: int, grad: Tensor) -> tuple[Tensor, Optional[Tensor]]:
+    """The gradient of a blended state, split into the part for the step's new state and the part passed by."""
+    if mask is None:
+        return grad, None
+    into_step = mask[t] * grad
+    return into_step, grad - into_step
+
+
+def _previous_states(states: Tensor, initial: Tensor, reverse: bool) -> Tensor:
+    """``(T, B, H)``: the state each step started from (the initial state, then the states one step behind)."""
+    first = initial.unsqueeze(0)
+    if reverse:
+        return creation.cat([states[1:], first])
+    return creation.cat([first, states[:-1]])
+
+
+def _sum_over_steps(per_step_left: Tensor, per_step_right: Tensor) -> Tensor:
+    r""":math:`\sum_{t,b} a_{tb}^\top c_{tb}`: the ``(G, H)`` weight gradient of all steps in one matmul."""
+    left = per_step_left.reshape(-1, per_step_left.shape[-1])
+    right = per_step_right.reshape(-1, per_step_right.shape[-1])
+    return left.t() @ right
+
+
+def _right_operand(weight: Tensor) -> Tensor:
+    """``weight`` for ``x @ weight``, as the transpose of a contiguous copy of its transpose.
+
+    The same matrix, laid out the way the cpu matmul kernel reads its right operand fastest
+    (measured: about 1.5x faster for ``(32, 512) @ (512, 128)`` than ``weight`` itself).
+    """
+    return weight.t().contiguous().t()
+
+
+def _lstm_gate_scales(size: int, like: Tensor) -> tuple[Tensor, Tensor]:
+    r"""``(4H,)`` column factors: 2 on the ``g`` gate's columns (where :math:`\tanh x = 2\sigma(2x) - 1`),
+    1 elsewhere; and each gate's slope over :math:`\sigma'(kx)`: 4 for ``g`` (:math:`2 \cdot 2`), 1 elsewhere."""
+    blocks = np.ones((4, size))
+    scale, slope_scale = blocks.copy(), blocks.copy()
+    scale[2], slope_scale[2] = 2.0, 4.0
+    return tuple(creation.tensor(v.reshape(-1), dtype=like.dtype, device=like.device) for v in (scale, slope_scale))
+
+
+def _sigmoid_slope(s: Tensor) -> Tensor:
+    r""":math:`\sigma' = \sigma(1-\sigma)`, from the saved :math:`\sigma` (as ``s - s*s``: two ops, no scalar)."""
+    return s - s * s
+
+
+def _tanh_slope(y: Tensor) -> Tensor:
+    r""":math:`\tanh' = 1 - \tanh^2`, from the saved :math:`\tanh`."""
+    return 1.0 - y * y
+
+
+class RNNScan(Function):
+    r"""Elman RNN: :math:`h_t = \phi(xw_t + h_{t-1} W_{hh}^\top)`, :math:`\phi` = tanh or relu.
+
+    Returns the states of all steps, ``(T, B, H)``. The slope :math:`\phi'` follows from
+    the states themselves (:math:`1 - h^2`, or :math:`h > 0`), so backward computes it for
+    all steps at once. Where the mask holds a state over, the slope is not what the step
+    would have had, but no gradient enters the step there.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, xw: Tensor, w_hh: Tensor, h0: Tensor, mask: Optional[Tensor], reverse: bool = False,
+                nonlinearity: str = "tanh") -> Tensor:
+        w_hh_t = w_hh.t()
+        h = h0
+        states: list[Optional[Tensor]] = [None] * xw.shape[0]
+        for t in _steps(xw.shape[0], reverse):
+            pre = xw[t] + h @ w_hh_t
+            new = pre.tanh() if nonlinearity == "tanh" else pre.relu()
+            h = states[t] = _blend(mask, t, new, h)
+        out = creation.stack(states)
+        ctx.reverse, ctx.nonlinearity = reverse, nonlinearity
+        ctx.save_for_backward(w_hh, h0, mask, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        w_hh, h0, mask, states = ctx.saved_tensors
+        slopes = _tanh_slope(states) if ctx.nonlinearity == "tanh" else (states > 0).to(states.dtype)
+        w_hh_back = _right_operand(w_hh)
+        grad_pre: list[Optional[Tensor]] = [None] * grad.shape[0]
+        carried = creation.zeros_like(h0)
+        for t in reversed(_steps(grad.shape[0], ctx.reverse)):
+            into_step, passed = _split_grad(mask, t, carried + grad[t])
+            grad_pre[t] = into_step * slopes[t]
+            carried = grad_pre[t] @ w_hh_back
+            if passed is not None:
+                carried = carried + passed
+        grad_xw = creation.stack(grad_pre)
+        grad_w_hh = None
+        if ctx.needs_input_grad[1]:
+            grad_w_hh = _sum_over_steps(grad_xw, _previous_states(states, h0, ctx.reverse))
+        return grad_xw, grad_w_hh, carried, None
+
+
+class LSTMScan(Function):
+    r"""LSTM, gates in PyTorch's order :math:`i, f, g, o` (``G = 4H``):
+
+    .. math::
+        (i, f, g, o) = (\sigma, \sigma, \tanh, \sigma)(xw_t + h_{t-1} W_{hh}^\top), \quad
+        c_t = f c_{t-1} + i g, \quad h_t = (o \tanh c_t)\, W_{hr}^\top
+
+    (no :math:`W_{hr}` without a projection). Returns ``(T, B, P + H)``: the hidden state
+    (``P`` = projection or hidden size) and the cell state of every step, side by side.
+
+    All four gates come from one sigmoid over the whole ``(B, 4H)`` pre-activation, the
+    ``g`` columns doubled first: :math:`\tanh x = 2\sigma(2x) - 1`. The same sigmoid gives
+    every gate's slope at once, :math:`\sigma'(kx) \cdot k` scaled, saved for backward.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, xw: Tensor, w_hh: Tensor, w_hr: Optional[Tensor], h0: Tensor, c0: Tensor,
+                mask: Optional[Tensor], reverse: bool = False) -> Tensor:
+        size = c0.shape[-1]
+        scale, slope_scale = _lstm_gate_scales(size, xw)
+        w_hh_t = w_hh.t()
+        w_hr_t = None if w_hr is None else w_hr.t()
+        h, c = h0, c0
+        hs: list[Optional[Tensor]] = [None] * xw.shape[0]
+        cs: list[Optional[Tensor]] = [None] * xw.shape[0]
+        saved: list[tuple[Tensor, ...]] = [()] * xw.shape[0]
+        for t in _steps(xw.shape[0], reverse):
+            s = ((xw[t] + h @ w_hh_t) * scale).sigmoid()
+            i, f, o = s[:, :size], s[:, size : 2 * size], s[:, 3 * size :]
+            g = s[:, 2 * size : 3 * size] * 2.0 - 1.0
+            c_new = f * c + i * g
+            tanh_c = c_new.tanh()
+            out = o * tanh_c
+            # d(gate)/d(pre-activation) for all four gates: k * sigma'(k x) = k * (s - s^2)
+            slopes = (s - s * s) * slope_scale
+            saved[t] = (i, f, g, o, tanh_c, c, out, slopes)
+            h_new = out if w_hr_t is None else out @ w_hr_t
+            h, c = hs[t], cs[t] = _blend(mask, t, h_new, h), _blend(mask, t, c_new, c)
+        states = creation.stack(hs)
+        ctx.reverse = reverse
+        ctx.save_for_backward(w_hh, w_hr, h0, mask, states, *[value for step in saved for value in step])
+        return creation.cat([states, creation.stack(cs)], dim=2)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        w_hh, w_hr, h0, mask, states, *flat = ctx.saved_tensors
+        per_step = len(flat) // grad.shape[0]
+        saved = [flat[t * per_step : (t + 1) * per_step] for t in range(grad.shape[0])]
+        proj = h0.shape[-1]
+        grad_h, grad_c = grad[:, :, :proj], grad[:, :, proj:]
+        w_hh_back = _right_operand(w_hh)
+        grad_pre: list[Optional[Tensor]] = [None] * grad.shape[0]
+        grad_h_new: list[Optional[Tensor]] = [None] * grad.shape[0]
+        carried_h = creation.zeros_like(h0)
+        carried_c = creation.zeros_like(grad_c[0])
+        for t in reversed(_steps(grad.shape[0], ctx.reverse)):
+            i, f, g, o, tanh_c, c_prev, out, slopes = saved[t]
+            d_h, passed_h = _split_grad(mask, t, carried_h + grad_h[t])
+            d_c, passed_c = _split_grad(mask, t, carried_c + grad_c[t])
+            grad_h_new[t] = d_h
+            d_out = d_h if w_hr is None else d_h @ w_hr
+            d_o = d_out * tanh_c
+            d_out_o = d_out * o  # out = o tanh(c): into c through tanh' = 1 - tanh^2
+            d_c = d_c + d_out_o - d_out_o * tanh_c * tanh_c
+            d_gates = creation.cat([d_c * g, d_c * c_prev, d_c * i, d_o], dim=1)
+            grad_pre[t] = d_gates * slopes
+            carried_h = grad_pre[t] @ w_hh_back
+            carried_c = d_c * f
+            if passed_h is not None:
+                carried_h, carried_c = carried_h + passed_h, carried_c + passed_c
+        grad_xw = creation.stack(grad_pre)
+        grad_w_hh = grad_w_hr = None
+        if ctx.needs_input_grad[1]:
+            grad_w_hh = _sum_over_steps(grad_xw, _previous_states(states, h0, ctx.reverse))
+        if w_hr is not None and ctx.needs_input_grad[2]:
+            grad_w_hr = _sum_over_steps(creation.stack(grad_h_new), creation.stack([step[6] for step in saved]))
+        return grad_xw, grad_w_hh, grad_w_hr, carried_h, carried_c, None
+
+
+class GRUScan(Function):
+    r"""GRU, gates in PyTorch's order :math:`r, z, n` (``G = 3H``), with :math:`hw_t = h_{t-1} W_{hh}^\top + b_{hh}`:
+
+    .. math::
+        (r, z) = \sigma(xw_t + hw_t)_{r,z}, \quad n = \tanh(xw_{t,n} + r\, hw_{t,n}), \quad
+        h_t = n + z (h_{t-1} - n)
+
+    ``b_hh`` stays apart from ``xw`` because ``r`` multiplies its ``n`` part. Returns the
+    states of all steps, ``(T, B, H)``.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, xw: Tensor, w_hh: Tensor, b_hh: Optional[Tensor], h0: Tensor, mask: Optional[Tensor],
+                reverse: bool = False) -> Tensor:
+        size = h0.shape[-1]
+        w_hh_t = w_hh.t()
+        h = h0
+        hs: list[Optional[Tensor]] = [None] * xw.shape[0]
+        saved: list[tuple[Tensor, ...]] = [()] * xw.shape[0]
+        for t in _steps(xw.shape[0], reverse):
+            hw = h @ w_hh_t if b_hh is None else h @ w_hh_t + b_hh
+            x_t = xw[t]
+            rz = (x_t[:, : 2 * size] + hw[:, : 2 * size]).sigmoid()
+            r, z = rz[:, :size], rz[:, size:]
+            hw_n = hw[:, 2 * size :]
+            n = (x_t[:, 2 * size :] + r * hw_n).tanh()
+            saved[t] = (r, z, n, hw_n)
+            h = hs[t] = _blend(mask, t, n + z * (h - n), h)
+        states = creation.stack(hs)
+        ctx.reverse = reverse
+        ctx.save_for_backward(w_hh, h0, mask, states, *[value for step in saved for value in step])
+        return states
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        w_hh, h0, mask, states, *flat = ctx.saved_tensors
+        steps = grad.shape[0]
+        saved = [flat[t * 4 : (t + 1) * 4] for t in range(steps)]
+        previous = _previous_states(states, h0, ctx.reverse)
+        w_hh_back = _right_operand(w_hh)
+        grad_x: list[Optional[Tensor]] = [None] * steps
+        grad_hw: list[Optional[Tensor]] = [None] * steps
+        carried = creation.zeros_like(h0)
+        for t in reversed(_steps(steps, ctx.reverse)):
+            r, z, n, hw_n = saved[t]
+            d_h, passed = _split_grad(mask, t, carried + grad[t])
+            d_n_pre = (d_h - d_h * z) * _tanh_slope(n)
+            d_r_pre = d_n_pre * hw_n * _sigmoid_slope(r)
+            d_z_pre = d_h * (previous[t] - n) * _sigmoid_slope(z)
+            grad_x[t] = creation.cat([d_r_pre, d_z_pre, d_n_pre], dim=1)
+            grad_hw[t] = creation.cat([d_r_pre, d_z_pre, d_n_pre * r], dim=1)
+            carried = grad_hw[t] @ w_hh_back + d_h * z
+            if passed is not None:
+                carried = carried + passed
+        grad_xw = creation.stack(grad_x)
+        all_grad_hw = creation.stack(grad_hw)
+        grad_w_hh = _sum_over_steps(all_grad_hw, previous) if ctx.needs_input_grad[1] else None
+        grad_b_hh = all_grad_hw.reshape(-1, all_grad_hw.shape[-1]).sum(0) if ctx.needs_input_grad[2] else None
+        return grad_xw, grad_w_hh, grad_b_hh, carried, None
