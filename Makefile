@@ -51,6 +51,7 @@ grade: $(STAMP)
 	$(BIN)/python -m minitorch.course grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(if $(STEP),--step $(STEP)) --results $(or $(RESULTS),out/results.json)
 
 docs: $(STAMP)
+	$(BIN)/python -m compat.coverage
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --quiet
 	@echo "site written to out/site (open out/site/index.html)"
 
