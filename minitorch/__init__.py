@@ -16,7 +16,7 @@ from .generator import Generator
 from .dtypes import (
     bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
 )
-from .functional_api import (
+from .toplevel import (
     abs, all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, exp, flatten, isclose, log, max, maximum,
     mean, min, minimum, mm, permute, pow, relu, reshape, sigmoid, sqrt, squeeze, std, sum, tanh, transpose,
     unsqueeze, var,

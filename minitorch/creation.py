@@ -16,7 +16,7 @@ from .dispatch import empty as empty_on_device, resolve_device
 from .random import default_generator
 from .tensor import Tensor, _move_to_device, _shape_from_args, _normalize_dim
 from .tensor_data import check_new_shape
-from .functions.views import Cat
+from .ops.views import Cat
 
 
 def _check_can_require_grad(dtype: dtypes.dtype, requires_grad: bool) -> None:

@@ -3,7 +3,7 @@
 A tensor is a :class:`~minitorch.tensor_data.TensorData` view on a device, plus the
 autograd fields (``requires_grad``, ``grad``, ``grad_fn``). Every operation below is a
 thin method that promotes dtypes, checks arguments and calls one autograd ``Function``
-from :mod:`minitorch.functions`; the math lives there.
+from :mod:`minitorch.ops`; the math lives there.
 """
 
 from __future__ import annotations
@@ -1158,7 +1158,7 @@ def _shares_memory(a: Tensor, b: Tensor) -> bool:
 
 def _move_to_device(t: Tensor, target: device) -> Tensor:
     """``t``'s values on another device, in the graph: the gradient moves back to ``t``'s device."""
-    from .functions.transfer import ToDevice
+    from .ops.transfer import ToDevice
 
     return ToDevice.apply(t, target)
 
@@ -1200,16 +1200,16 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     return out
 
 
-# The autograd functions import this module, so it imports them on first use (once: these
+# The autograd Functions import this module, so it imports them on first use (once: these
 # run for every op).
 _FUNCTION_MODULES: dict[str, Any] = {}
 
 
 def _function_module(name: str) -> Any:
-    """``minitorch.functions.<name>``, imported on first use and remembered."""
+    """``minitorch.ops.<name>``, imported on first use and remembered."""
     module = _FUNCTION_MODULES.get(name)
     if module is None:
-        module = _FUNCTION_MODULES[name] = importlib.import_module(f"{__package__}.functions.{name}")
+        module = _FUNCTION_MODULES[name] = importlib.import_module(f"{__package__}.ops.{name}")
     return module
 
 

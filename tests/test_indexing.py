@@ -8,7 +8,7 @@ from gradcheck import gradcheck
 from layer_helpers import assert_same_error, compare_with_torch, ours, values
 
 import minitorch
-from minitorch.functions.indexing import gather, index_select, scatter_add
+from minitorch.ops.indexing import gather, index_select, scatter_add
 
 task = pytest.mark.task("5.7")
 

@@ -20,8 +20,8 @@ from layer_helpers import assert_same_error, ours, raised, theirs
 
 import minitorch
 from minitorch.dispatch import gather_op
-from minitorch.functions.indexing import Gather
-from minitorch.functions.windows import windows
+from minitorch.ops.indexing import Gather
+from minitorch.ops.windows import windows
 from minitorch.nn import functional as F
 
 ROOT = Path(minitorch.__file__).resolve().parent.parent

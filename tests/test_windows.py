@@ -15,7 +15,7 @@ from layer_helpers import ours, values
 
 import minitorch
 from minitorch.dispatch import accumulate_op
-from minitorch.functions.windows import ConstantPad, window_count, window_data, windows
+from minitorch.ops.windows import ConstantPad, window_count, window_data, windows
 
 task = pytest.mark.task("5.4")
 

@@ -6,7 +6,7 @@ dropout, lookups (embedding, one-hot), padding, losses and attention.
 
 from __future__ import annotations
 
-from ...functions.indexing import gather, index_select, scatter_add
+from ...ops.indexing import gather, index_select, scatter_add
 from .activation import gelu, leaky_relu, log_softmax, relu, relu_, sigmoid, silu, softmax, softplus, tanh
 from .attention import multi_head_attention, scaled_dot_product_attention
 from .conv import conv1d, conv2d

@@ -2,7 +2,7 @@ r"""Activation functions: elementwise nonlinearities and the softmax family.
 
 Each is a function of the input alone; their gradients come from the autograd Functions
 they are built of (``relu``, ``sigmoid``, ``tanh``, ``where``) or, for softmax,
-log-softmax and GELU, from the Functions in :mod:`minitorch.functions.activations`.
+log-softmax and GELU, from the Functions in :mod:`minitorch.ops.activations`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import warnings
 from typing import Any, Optional
 
 from ... import dtypes
-from ...functions.activations import GELU, LogSoftmax, Softmax
+from ...ops.activations import GELU, LogSoftmax, Softmax
 from ...tensor import Tensor, _normalize_dim, where
 
 GELU_APPROXIMATIONS = ("none", "tanh")

@@ -3,7 +3,7 @@ r"""Convolution as a window view and one matrix product ("im2col").
 For an input of shape ``(N, C, *spatial)`` and a weight of shape ``(O, C/groups, *kernel)``:
 
 1. pad the spatial dimensions with zeros;
-2. view every kernel-sized window (:func:`~minitorch.functions.windows.windows`: no copy),
+2. view every kernel-sized window (:func:`~minitorch.ops.windows.windows`: no copy),
    giving ``(N, C, *out_spatial, *kernel)``;
 3. lay the windows out as columns, ``(groups, C/groups \cdot \prod kernel, N \cdot \prod out_spatial)``
    (the one copy of the input, :math:`\prod\mathrm{kernel}` times larger);
@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import Optional, Union
 
-from ...functions.windows import ConstantPad, window_count, windows
+from ...ops.windows import ConstantPad, window_count, windows
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
 

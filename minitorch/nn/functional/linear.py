@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...functions.linalg import linear as fused_linear
+from ...ops.linalg import linear as fused_linear
 from ...tensor import Tensor
 
 

@@ -17,8 +17,8 @@ import warnings
 from typing import Optional
 
 from ... import dtypes
-from ...functions.indexing import Gather
-from ...functions.losses import CrossEntropy
+from ...ops.indexing import Gather
+from ...ops.losses import CrossEntropy
 from ...tensor import Tensor, _legacy_name, where
 from ...tensor_data import shape_broadcast
 from ._utils import check_reduction, reduce_loss

@@ -14,8 +14,8 @@ from typing import Sequence
 import numpy as np
 
 from ... import creation, dtypes
-from ...functions.indexing import Gather
-from ...functions.windows import ConstantPad
+from ...ops.indexing import Gather
+from ...ops.windows import ConstantPad
 from ...tensor import Tensor
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")

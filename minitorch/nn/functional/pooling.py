@@ -1,7 +1,7 @@
 r"""Pooling: a window view of the input, then one reduction over each window.
 
 ``max_pool`` pads with :math:`-\infty` (padding never wins a window), views the windows
-(:func:`~minitorch.functions.windows.windows`), and takes the maximum over the window's
+(:func:`~minitorch.ops.windows.windows`), and takes the maximum over the window's
 elements; its gradient goes to the first maximum of each window. ``avg_pool`` pads with
 zeros and divides each window's sum by how many elements it counts. Adaptive average
 pooling is two matrix products with averaging matrices.
@@ -20,8 +20,8 @@ import math
 from typing import Optional, Sequence, Union
 
 from ... import creation
-from ...functions.indexing import Gather
-from ...functions.windows import ConstantPad, windows
+from ...ops.indexing import Gather
+from ...ops.windows import ConstantPad, windows
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
 

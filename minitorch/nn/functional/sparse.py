@@ -11,7 +11,7 @@ from typing import Optional
 
 from ... import dtypes
 from ...creation import arange
-from ...functions.indexing import Gather
+from ...ops.indexing import Gather
 from ...index_checks import INDEX_DTYPES, first_out_of_range
 from ...tensor import Tensor, where
 

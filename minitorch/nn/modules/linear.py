@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from ...creation import empty
-from ...functions.linalg import linear
+from ...ops.linalg import linear
 from ...tensor import Tensor
 from .. import init
 from ..parameter import Parameter
