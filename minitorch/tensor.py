@@ -1253,6 +1253,27 @@ class Tensor:
         draws = randn(self.shape, dtype=dtypes.float64, device=self.device) * std + mean
         return self.copy_(draws)
 
+    # ---- everyday API of PyTorch code (issue 17) ----
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Union[str, "Tensor"]:
+        """With no argument the legacy type name (``'torch.FloatTensor'``); else this tensor
+        converted to ``dtype``, given as a dtype or a legacy name like ``'torch.LongTensor'``."""
+        if dtype is None:
+            return f"torch.{self.type_name()}"
+        if isinstance(dtype, str):
+            names = {f"torch.{_legacy_name(d)}Tensor": d for d in dtypes.ALL_DTYPES}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = names[dtype]
+        return self.to(dtypes.as_dtype(dtype))
+
+    def mm(self, mat2: "Tensor") -> "Tensor":
+        from .toplevel import mm
+
+        return mm(self, mat2)
+
+    multiply = mul
+
     # ---- printing ----
 
     def __repr__(self) -> str:
