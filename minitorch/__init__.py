@@ -16,7 +16,7 @@ from .generator import Generator
 from .dtypes import (
     bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
 )
-from .ops.elementwise import abs, exp, log, relu, sigmoid, sqrt, tanh
+from .ops.elementwise import abs, cos, exp, log, relu, sigmoid, sin, sqrt, tanh
 from .toplevel import (
     all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, flatten, isclose, max, maximum,
     mean, min, minimum, mm, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,

@@ -125,6 +125,8 @@ UNARY_NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "relu": lambda x: np.where((x > 0) | (x != x), x, 0),
     "sign": lambda x: np.where(x != x, 0, np.sign(x)),  # sign(NaN) is 0, as operators.sign
     "logical_not": np.logical_not,
+    "sin": np.sin,
+    "cos": np.cos,
 }
 BINARY_NUMPY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "add": np.add,
@@ -155,6 +157,8 @@ UNARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     "relu": FLOATS + INTS,
     "sign": FLOATS + SIGNED,
     "logical_not": ALL,
+    "sin": FLOATS,
+    "cos": FLOATS,
 }
 BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     **{op: FLOATS + INTS + (BOOL,) for op in ("add", "mul", "maximum", "minimum")},

@@ -88,7 +88,7 @@ UNARY_NUMPY = {
     "copy": lambda x: x, "neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
     "abs": np.abs, "sigmoid": _sigmoid, "tanh": np.tanh, "relu": lambda x: np.maximum(x, 0),
     "sign": lambda x: np.where(np.isnan(x), 0, np.sign(x)),  # PyTorch: the sign of NaN is 0
-    "logical_not": np.logical_not,
+    "logical_not": np.logical_not, "sin": np.sin, "cos": np.cos,
 }
 BINARY_NUMPY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,

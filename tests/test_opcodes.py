@@ -48,6 +48,8 @@ def test_code_of_names_the_known_ops() -> None:
         ("sqrt", -4.0, math.nan),
         ("sigmoid", -800.0, 0.0),
         ("relu", math.nan, math.nan),
+        ("sin", math.inf, math.nan),
+        ("cos", -math.inf, math.nan),
     ],
 )
 def test_scalar_bodies_give_ieee_results_in_plain_python(op: str, x: float, expected: float) -> None:

@@ -31,8 +31,10 @@ from typing import Any
 #: elementwise ops of one operand: ``out[i] = f(a[i])`` (position = op code; append only)
 UNARY = (
     "copy", "neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "sign", "logical_not",
+    "sin", "cos",
 )
 COPY, NEG, EXP, LOG, SQRT, ABS, SIGMOID, TANH, RELU, SIGN, LOGICAL_NOT = range(11)
+SIN, COS = range(11, 13)
 
 #: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
 #: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the
@@ -103,6 +105,10 @@ def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
             out[pos] = -1
         else:
             out[pos] = 0
+    elif op == SIN:
+        out[pos] = math.sin(x) if abs(x) != math.inf else math.nan
+    elif op == COS:
+        out[pos] = math.cos(x) if abs(x) != math.inf else math.nan
     else:  # LOGICAL_NOT
         out[pos] = x == 0
 

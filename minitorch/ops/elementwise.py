@@ -159,6 +159,34 @@ class ReLU(Function):
         # END SOLUTION
 
 
+class Sin(Function):
+    r""":math:`f(a) = \sin a,\quad f'(a) = \cos a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("sin", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    r""":math:`f(a) = \cos a,\quad f'(a) = -\sin a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("cos", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return -(grad * a.sin())
+
+
 class Cast(Function):
     """Convert to another dtype; the gradient converts back to the input's dtype."""
 
@@ -414,6 +442,12 @@ class UnaryMath:
     def abs(self: Tensor) -> Tensor:  # noqa: A003 - PyTorch's name
         return Abs.apply(self)
 
+    def sin(self: Tensor) -> Tensor:
+        return Sin.apply(_floating(self))
+
+    def cos(self: Tensor) -> Tensor:
+        return Cos.apply(_floating(self))
+
 
 def exp(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     return input.exp()
@@ -441,3 +475,11 @@ def relu(input: Tensor) -> Tensor:  # noqa: A002
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001, A002 - PyTorch's names
     return input.abs()
+
+
+def sin(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sin()
+
+
+def cos(input: Tensor) -> Tensor:  # noqa: A002
+    return input.cos()
