@@ -16,10 +16,10 @@ from .generator import Generator
 from .dtypes import (
     bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
 )
+from .ops.elementwise import abs, cos, exp, log, relu, sigmoid, sin, sqrt, tanh
 from .toplevel import (
-    abs, all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, exp, flatten, isclose, log, max, maximum,
-    matmul, mean, min, minimum, mm, mul, multiply, permute, pow, relu, reshape, sigmoid, sqrt, squeeze, std, sum, tanh, transpose,
-    unsqueeze, var,
+    all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, flatten, isclose, matmul, max, maximum,
+    mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors

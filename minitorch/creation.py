@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes
 from .device import DeviceLike, as_device
 from .dispatch import empty as empty_on_device, resolve_device
-from .random import default_generator
+from .generator import default_generator_of
 from .tensor import Tensor, _move_to_device, _shape_from_args, _normalize_dim
 from .tensor_data import check_new_shape
 from .ops.views import Cat
@@ -151,13 +151,9 @@ def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLi
 
 
 def _generator(device: DeviceLike) -> np.random.Generator:
-    """The generator of ``device``'s kind: cuda tensors draw from :mod:`minitorch.cuda`'s own
+    """The generator of ``device``'s kind: cuda tensors draw from the cuda device's own
     (on the host, then copied to the device), so their draws leave the cpu sequence alone."""
-    if as_device(device).type == "cuda":
-        from . import cuda
-
-        return cuda.default_generator()
-    return default_generator()
+    return default_generator_of(as_device(device).type).numpy_generator()
 
 
 def _random_float_dtype(dtype: Any) -> dtypes.dtype:

@@ -23,6 +23,7 @@ from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .dispatch import empty, map_op, zip_op
+from .ops import elementwise
 from .size import Size
 from .tensor_data import TensorData, strides_from_shape
 
@@ -84,7 +85,7 @@ def _normalize_dim(dim: int, ndim: int) -> int:
     return dim % bound
 
 
-class Tensor:
+class Tensor(elementwise.UnaryMath):
     """An n-dimensional array on a device that can record how it was computed."""
 
     _data: TensorData
@@ -404,7 +405,7 @@ class Tensor:
             raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         out = self
         if target_dtype is not self.dtype:
-            out = _functions().Cast.apply(out, target_dtype)
+            out = elementwise.Cast.apply(out, target_dtype)
         if target_device != self._device:
             out = _move_to_device(out, target_device)
         if copy and out is self:
@@ -440,7 +441,7 @@ class Tensor:
 
     def clone(self) -> "Tensor":
         """A contiguous copy that stays in the graph."""
-        return _functions().Clone.apply(self)
+        return elementwise.Clone.apply(self)
 
     def contiguous(self) -> "Tensor":
         """This tensor if already contiguous, else a contiguous copy."""
@@ -647,42 +648,42 @@ class Tensor:
     # ---- arithmetic ----
 
     def __add__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Add, other, "add")
+        return self._binary(elementwise.Add, other, "add")
 
     def __radd__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Add, other, "add", reverse=True)
+        return self._binary(elementwise.Add, other, "add", reverse=True)
 
     def __sub__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Sub, other, "sub")
+        return self._binary(elementwise.Sub, other, "sub")
 
     def __rsub__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Sub, other, "sub", reverse=True)
+        return self._binary(elementwise.Sub, other, "sub", reverse=True)
 
     def __mul__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Mul, other, "mul")
+        return self._binary(elementwise.Mul, other, "mul")
 
     def __rmul__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Mul, other, "mul", reverse=True)
+        return self._binary(elementwise.Mul, other, "mul", reverse=True)
 
     def __truediv__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Div, other, "div")
+        return self._binary(elementwise.Div, other, "div")
 
     def __rtruediv__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Div, other, "div", reverse=True)
+        return self._binary(elementwise.Div, other, "div", reverse=True)
 
     def __pow__(self, other: Operand) -> "Tensor":
         if (not self._data.dtype.is_floating_point and isinstance(other, (int, np.integer))
                 and not isinstance(other, bool) and other < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return self._binary(_functions().Pow, other, "pow")
+        return self._binary(elementwise.Pow, other, "pow")
 
     def __rpow__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Pow, other, "pow", reverse=True)
+        return self._binary(elementwise.Pow, other, "pow", reverse=True)
 
     def __neg__(self) -> "Tensor":
         if self.dtype is dtypes.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use `~` instead.")
-        return _functions().Neg.apply(self)
+        return elementwise.Neg.apply(self)
 
     def __pos__(self) -> "Tensor":
         return self
@@ -722,10 +723,10 @@ class Tensor:
         return self * self
 
     def maximum(self, other: "Tensor") -> "Tensor":
-        return self._binary(_functions().Maximum, other, "maximum")
+        return self._binary(elementwise.Maximum, other, "maximum")
 
     def minimum(self, other: "Tensor") -> "Tensor":
-        return self._binary(_functions().Minimum, other, "minimum")
+        return self._binary(elementwise.Minimum, other, "minimum")
 
     def clamp(self, min: Optional[Scalar] = None, max: Optional[Scalar] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
         if min is None and max is None:
@@ -735,43 +736,20 @@ class Tensor:
             result = result_dtype(self, *bounds)
             source = self if self.dtype is result else self.to(result)
             low, high = (None if b is None else _scalar_tensor(b, result, self.device) for b in (min, max))
-            return _functions().Clamp.apply(source, low, high)
+            return elementwise.Clamp.apply(source, low, high)
         out = self
         if min is not None:
-            out = out._binary(_functions().Maximum, min, "maximum")
+            out = out._binary(elementwise.Maximum, min, "maximum")
         if max is not None:
-            out = out._binary(_functions().Minimum, max, "minimum")
+            out = out._binary(elementwise.Minimum, max, "minimum")
         return out
 
     clip = clamp
 
-    def _float_unary(self, function_name: str) -> "Tensor":
-        source = self if self.dtype.is_floating_point else self.to(dtypes.get_default_dtype())
-        return getattr(_functions(), function_name).apply(source)
-
-    def exp(self) -> "Tensor":
-        return self._float_unary("Exp")
-
-    def log(self) -> "Tensor":
-        return self._float_unary("Log")
-
-    def sqrt(self) -> "Tensor":
-        return self._float_unary("Sqrt")
+    # exp, log, sqrt, sigmoid, tanh, relu, abs: inherited from ops.elementwise.UnaryMath
 
     def rsqrt(self) -> "Tensor":
         return 1 / self.sqrt()
-
-    def sigmoid(self) -> "Tensor":
-        return self._float_unary("Sigmoid")
-
-    def tanh(self) -> "Tensor":
-        return self._float_unary("Tanh")
-
-    def relu(self) -> "Tensor":
-        return _functions().ReLU.apply(self)
-
-    def abs(self) -> "Tensor":
-        return _functions().Abs.apply(self)
 
     def sign(self) -> "Tensor":
         return map_op("sign", self.detach())
@@ -1088,7 +1066,7 @@ class Tensor:
         if is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
             # recorded: the old values' gradient is 0 (they are gone), a tensor value's is the sum
             new = value.to(self.device) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
-            return self._rebase_history(_functions().Overwrite.apply(self, new))
+            return self._rebase_history(elementwise.Overwrite.apply(self, new))
         self._write(value)
         self._bump_version()
         return self
@@ -1104,7 +1082,7 @@ class Tensor:
         self._check_fits(src.shape)
         if is_grad_enabled() and (src._requires_grad or self._requires_grad):
             # recorded: the old values' gradient is 0 (they are gone), src's is the incoming one
-            return self._rebase_history(_functions().Overwrite.apply(self, src.to(self.device)))
+            return self._rebase_history(elementwise.Overwrite.apply(self, src.to(self.device)))
         self._write(src)
         self._bump_version()
         return self
@@ -1406,10 +1384,6 @@ def _function_module(name: str) -> Any:
     return module
 
 
-def _functions() -> Any:
-    return _function_module("elementwise")
-
-
 def _views() -> Any:
     return _function_module("views")
 
@@ -1434,6 +1408,6 @@ def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
         result = result_dtype(a, b)
         a_t = a.to(result) if isinstance(a, Tensor) else _scalar_tensor(a, result, like.device)
         b_t = b.to(result) if isinstance(b, Tensor) else _scalar_tensor(b, result, like.device)
-    return _functions().Where.apply(condition.detach(), a_t, b_t)
+    return elementwise.Where.apply(condition.detach(), a_t, b_t)
 
 

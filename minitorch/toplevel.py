@@ -1,4 +1,7 @@
-"""Top-level math functions (``minitorch.exp(x)`` and friends): each calls the tensor method."""
+"""Top-level functions (``minitorch.sum(x)`` and friends): each calls the tensor method.
+
+The unary math ones (``minitorch.exp``) live beside their Functions in :mod:`minitorch.ops.elementwise`.
+"""
 
 from __future__ import annotations
 
@@ -11,32 +14,11 @@ from .tensor import Tensor, where
 from .tensor import matmul as _matmul
 
 
-def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's public name
-    return input.abs()
 
 
-def exp(input: Tensor) -> Tensor:
-    return input.exp()
 
 
-def log(input: Tensor) -> Tensor:
-    return input.log()
 
-
-def sqrt(input: Tensor) -> Tensor:
-    return input.sqrt()
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    return input.sigmoid()
-
-
-def tanh(input: Tensor) -> Tensor:
-    return input.tanh()
-
-
-def relu(input: Tensor) -> Tensor:
-    return input.relu()
 
 
 def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001
