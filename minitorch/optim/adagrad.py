@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..creation import full_like, tensor
 from ..tensor import Tensor
 from .adam import next_step
-from .optimizer import Optimizer, ParamGroup, ParamsT
+from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
 
 DEFAULT_LR = 1e-2
 DEFAULT_EPS = 1e-10
@@ -27,7 +27,8 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, lr_decay: float = 0, weight_decay: float = 0,
-                 initial_accumulator_value: float = 0, eps: float = DEFAULT_EPS, *, maximize: bool = False) -> None:
+                 initial_accumulator_value: float = 0, eps: float = DEFAULT_EPS, foreach: Optional[bool] = None, *,
+                 maximize: bool = False, differentiable: bool = False, fused: Optional[bool] = None) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= lr_decay:
@@ -39,7 +40,8 @@ class Adagrad(Optimizer):
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-                    "initial_accumulator_value": initial_accumulator_value, "maximize": maximize}
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
+                    **implementation_options("Adagrad", differentiable=differentiable, fused=fused)}
         super().__init__(params, defaults)
         # like PyTorch, every parameter given here starts from the constructor's value,
         # even in a group that names its own ``initial_accumulator_value``

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
 from ..creation import tensor, zeros_like
 from ..tensor import Tensor
-from .optimizer import Optimizer, ParamGroup, ParamsT
+from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
 
 DEFAULT_LR = 1e-3
 DEFAULT_BETAS = (0.9, 0.999)
@@ -81,11 +81,16 @@ class Adam(Optimizer):
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,
                  eps: float = DEFAULT_EPS, weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 foreach: Optional[bool] = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: Optional[bool] = None,
+                 decoupled_weight_decay: bool = False) -> None:
         check_adam_options(lr, betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize}
+                    "amsgrad": amsgrad, "maximize": maximize,
+                    **implementation_options(type(self).__name__, foreach=foreach, capturable=capturable,
+                                             differentiable=differentiable, fused=fused),
+                    "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
-        adam_update(param, grad, state, group, decoupled=False)
+        adam_update(param, grad, state, group, decoupled=group.get("decoupled_weight_decay", False))

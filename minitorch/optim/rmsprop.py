@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..creation import tensor, zeros_like
 from ..tensor import Tensor
 from .adam import next_step
-from .optimizer import Optimizer, ParamGroup, ParamsT
+from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
 
 DEFAULT_LR = 1e-2
 DEFAULT_ALPHA = 0.99
@@ -27,8 +27,9 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, alpha: float = DEFAULT_ALPHA,
-                 eps: float = DEFAULT_EPS, weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
-                 maximize: bool = False) -> None:
+                 eps: float = DEFAULT_EPS, weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach: Optional[bool] = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -39,8 +40,10 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
-                    "centered": centered, "maximize": maximize}
+        implementation_options("RMSprop", capturable=capturable, differentiable=differentiable)
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:

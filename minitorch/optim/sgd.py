@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, ParamGroup, ParamsT
+from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
 
 DEFAULT_LR = 1e-3
 
@@ -27,7 +27,8 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= momentum:
@@ -37,7 +38,8 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
-                    "nesterov": nesterov, "maximize": maximize}
+                    "nesterov": nesterov, "maximize": maximize,
+                    **implementation_options("SGD", foreach=foreach, differentiable=differentiable, fused=fused)}
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
