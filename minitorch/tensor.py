@@ -583,14 +583,25 @@ class Tensor(elementwise.UnaryMath):
             ones = next((d for d, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(value.shape[ones:])
         target._check_inplace_allowed(value)
-        if self.requires_grad and is_grad_enabled():
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
-                if self.is_leaf else "in-place assignment into a tensor that is part of a graph is not supported; "
-                "build the result with where() or cat() instead"
-            )
+        if self.requires_grad and is_grad_enabled() and self.is_leaf:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+            self._record_setitem(key, value)
+            return
         target._write(value)
         self._bump_version()
+
+    def _record_setitem(self, key: Any, value: Operand) -> None:
+        """``self[key] = value`` recorded by autograd: an in-place copy into the view ``self[key]``."""
+        view = self[key]
+        if isinstance(value, Tensor) and value._data.storage is view._data.storage and (
+            value._data.shape, value._data.strides, value._data.offset
+        ) == (view._data.shape, view._data.strides, view._data.offset):
+            return  # ``t[key] op= x`` writes the view back into itself: the in-place op is already recorded
+        if isinstance(value, Tensor):
+            view.copy_(value)
+        else:
+            view.fill_(value)
 
     def __len__(self) -> int:
         if self.dim() == 0:
@@ -969,7 +980,7 @@ class Tensor(elementwise.UnaryMath):
         if records:
             # the op reads a copy of the old values: the storage of self is about to be overwritten
             compute = {"add": Tensor.__add__, "sub": Tensor.__sub__, "mul": Tensor.__mul__, "div": Tensor.__truediv__}[op]
-            return self._rebase_history(compute(self.clone(), other))
+            return self._rebase_history(compute(self._snapshot(), other))
         # the raw op: dispatch records no graph, so no detached views are needed
         operand = other if isinstance(other, Tensor) else _scalar_tensor(other, self.dtype, self.device)
         if isinstance(other, Tensor) and other.dtype is not result:
@@ -981,19 +992,36 @@ class Tensor(elementwise.UnaryMath):
         self._bump_version()
         return self
 
+    def _snapshot(self) -> "Tensor":
+        """The current values in storage of their own, with this tensor's place in the graph:
+        what an in-place op computes from, since the op then overwrites this tensor's storage."""
+        copy = map_op("copy", self.detach())
+        copy.grad_fn = self.grad_fn
+        copy._requires_grad = self._requires_grad
+        return copy
+
     def _rebase_history(self, result: "Tensor") -> "Tensor":
-        """Record an in-place op on a non-leaf tensor: its values and grad_fn become ``result``'s."""
-        if self._base is not None:
-            raise RuntimeError(
-                "in-place operations on views of tensors that require grad are not supported in minitorch; "
-                "use the out-of-place operation"
-            )
+        """Record an in-place op: this tensor's values and grad_fn become ``result``'s.
+
+        On a view, the base's history is rebased too (PyTorch's ``CopySlices``): the base's new
+        node sends the gradient of the written region to ``result`` and the rest to the old base."""
         if result.shape != self.shape:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}")
-        map_op("copy", result.detach().to(self.dtype), out=self.detach())
-        self._bump_version()
-        self.grad_fn = result.grad_fn if result.dtype is self.dtype else result.to(self.dtype).grad_fn
-        self._requires_grad = True
+        if result.dtype is not self.dtype:
+            result = result.to(self.dtype)
+        base = self._base
+        if base is not None and (base._requires_grad or result._requires_grad):
+            from .ops.inplace import rebase_view
+
+            rebase_view(base, self, result)
+        else:
+            map_op("copy", result.detach(), out=self.detach())
+            self._bump_version()
+            self.grad_fn = result.grad_fn
+            self._requires_grad = result._requires_grad
+        node = result.grad_fn
+        if node is not None and node.ctx is not None:  # an op that saved its output now reads this tensor
+            node.ctx.replace_saved_output(result, self, node.name())
         return self
 
     def add_(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
@@ -1059,6 +1087,171 @@ class Tensor(elementwise.UnaryMath):
         self._write(src)
         self._bump_version()
         return self
+
+    # ---- in-place: operators and method forms, PyTorch's rules (issue 17) ----
+    # Each computes out of place from the old values, then writes into this tensor's storage
+    # (keeping its dtype and shape) and bumps the version counter; with grad mode on and a
+    # tensor requiring grad involved, the op is recorded (``_rebase_history``).
+
+    def _inplace_apply(self, compute: Callable[["Tensor"], "Tensor"], *others: Any) -> "Tensor":
+        """``self = compute(self)`` in this tensor's storage; ``others`` are the op's other operands."""
+        self._check_inplace_allowed()
+        records = is_grad_enabled() and (
+            self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        )
+        if records:
+            result = compute(self._snapshot())
+        else:
+            with no_grad():
+                result = compute(self.detach())
+        if result.dtype.category > self.dtype.category:
+            raise RuntimeError(
+                f"result type {_legacy_name(result.dtype)} can't be cast to the desired output type {_legacy_name(self.dtype)}"
+            )
+        if result.shape != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}")
+        if records:
+            return self._rebase_history(result)
+        with no_grad():
+            map_op("copy", result.to(self.dtype), out=self.detach())
+        self._bump_version()
+        return self
+
+    def __iadd__(self, other: Operand) -> "Tensor":
+        return self.add_(other)
+
+    def __isub__(self, other: Operand) -> "Tensor":
+        return self.sub_(other)
+
+    def __imul__(self, other: Operand) -> "Tensor":
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Operand) -> "Tensor":
+        return self.div_(other)
+
+    def __ipow__(self, exponent: Operand) -> "Tensor":
+        return self.pow_(exponent)
+
+    # PyTorch has no __imatmul__: ``a @= b`` rebinds ``a`` to ``a @ b`` there too.
+
+    def __iand__(self, other: Operand) -> "Tensor":
+        return self._logical_inplace(Tensor.__and__, other, "&=")
+
+    def __ior__(self, other: Operand) -> "Tensor":
+        return self._logical_inplace(Tensor.__or__, other, "|=")
+
+    def _logical_inplace(self, op: Callable[["Tensor", Operand], "Tensor"], other: Operand, symbol: str) -> "Tensor":
+        if self.dtype is not dtypes.bool_:
+            raise NotImplementedError(f"'{symbol}' is supported for bool tensors only in minitorch, got {self.dtype}")
+        return self._inplace_apply(lambda old: op(old, other))
+
+    multiply_, subtract_, divide_, true_divide_ = mul_, sub_, div_, div_
+
+    def pow_(self, exponent: Operand) -> "Tensor":
+        return self._inplace_apply(lambda old: old**exponent, exponent)
+
+    def neg_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.__neg__)
+
+    negative_ = neg_
+
+    def abs_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.abs)
+
+    def exp_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.exp)
+
+    def log_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.log)
+
+    def sqrt_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.sqrt)
+
+    def rsqrt_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.rsqrt)
+
+    def square_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.square)
+
+    def reciprocal_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.reciprocal)
+
+    def sign_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.sign)
+
+    def sigmoid_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.sigmoid)
+
+    def tanh_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.tanh)
+
+    def relu_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.relu)
+
+    def clamp_(self, min: Optional[Operand] = None, max: Optional[Operand] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
+        return self._inplace_apply(lambda old: old.clamp(min, max), min, max)
+
+    clip_ = clamp_
+
+    def clamp_min_(self, min: Operand) -> "Tensor":  # noqa: A002
+        return self.clamp_(min=min)
+
+    def clamp_max_(self, max: Operand) -> "Tensor":  # noqa: A002
+        return self.clamp_(max=max)
+
+    def masked_fill_(self, mask: "Tensor", value: Operand) -> "Tensor":
+        """Write ``value`` where ``mask`` (a bool tensor broadcast to this shape) is true."""
+        if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {getattr(mask, 'dtype', type(mask).__name__)}")
+        if isinstance(value, Tensor) and value.dim() != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
+            )
+        self._check_fits(mask.shape)
+        fill = value.to(self.dtype) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
+        return self._inplace_apply(lambda old: where(mask, fill, old), value)
+
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kwargs: Any) -> "Tensor":
+        r"""Fill with samples of the uniform distribution on :math:`[\text{from}, \text{to})`."""
+        from .creation import rand
+
+        from_ = kwargs.pop("from", from_)  # PyTorch's keyword is ``from``, a Python keyword
+        if kwargs:
+            raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
+        if generator is not None:
+            raise NotImplementedError("uniform_(generator=...) is not supported in minitorch")
+        draws = rand(self.shape, dtype=dtypes.float64, device=self.device) * (to - from_) + from_
+        return self.copy_(draws)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> "Tensor":
+        r"""Fill with samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`."""
+        from .creation import randn
+
+        if generator is not None:
+            raise NotImplementedError("normal_(generator=...) is not supported in minitorch")
+        draws = randn(self.shape, dtype=dtypes.float64, device=self.device) * std + mean
+        return self.copy_(draws)
+
+    # ---- everyday API of PyTorch code (issue 17) ----
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Union[str, "Tensor"]:
+        """With no argument the legacy type name (``'torch.FloatTensor'``); else this tensor
+        converted to ``dtype``, given as a dtype or a legacy name like ``'torch.LongTensor'``."""
+        if dtype is None:
+            return f"torch.{self.type_name()}"
+        if isinstance(dtype, str):
+            names = {f"torch.{_legacy_name(d)}Tensor": d for d in dtypes.ALL_DTYPES}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = names[dtype]
+        return self.to(dtypes.as_dtype(dtype))
+
+    def mm(self, mat2: "Tensor") -> "Tensor":
+        from .toplevel import mm
+
+        return mm(self, mat2)
+
+    multiply = mul
 
     # ---- printing ----
 

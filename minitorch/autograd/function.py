@@ -20,6 +20,7 @@ nodes form the graph that :mod:`minitorch.autograd.engine` walks backward.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -38,6 +39,19 @@ FREED_GRAPH_MESSAGE = (
 )
 
 
+def _modified_message(value: "Tensor", version: int, producer: Optional[str]) -> str:
+    """PyTorch's error for a saved tensor changed in place after it was saved; ``producer`` is
+    the node whose output it is (its current ``grad_fn`` unless it was saved as an op's output)."""
+    producer = producer or (value.grad_fn.name() if value.grad_fn is not None else None)
+    which = f", which is output 0 of {re.sub(r'Backward[0-9]+$', '', producer)}," if producer else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[torch.{value.type_name()} {list(value.shape)}]{which} is at version {value._version}; "
+        f"expected version {version} instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
 class Context:
     """What ``forward`` leaves for ``backward``: saved tensors and any other attributes."""
 
@@ -45,6 +59,8 @@ class Context:
     _saved: tuple[Any, ...] = ()
     _saved_versions: tuple[Optional[int], ...] = ()
     _freed = False
+    #: (tensor, node name) when an in-place op replaced its saved output by the tensor it wrote
+    _inplace_output: tuple[Any, Optional[str]] = (None, None)
 
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
         self.needs_input_grad = needs_input_grad
@@ -61,12 +77,19 @@ class Context:
             raise RuntimeError(FREED_GRAPH_MESSAGE)
         for value, version in zip(saved, self._saved_versions):
             if version is not None and value._version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{value.type_name()} {list(value.shape)}] is at version "
-                    f"{value._version}; expected version {version} instead."
-                )
+                producer = self._inplace_output[1] if value is self._inplace_output[0] else None
+                raise RuntimeError(_modified_message(value, version, producer))
         return saved
+
+    def replace_saved_output(self, output: Any, written: Any, node_name: str) -> None:
+        """An in-place op wrote its result ``output`` into ``written``: what backward reads is
+        now ``written`` at its current version (a later in-place change to it is an error)."""
+        if not any(v is output for v in self._saved):
+            return
+        self._saved_versions = tuple([written._version if v is output else version
+                                      for v, version in zip(self._saved, self._saved_versions)])
+        self._saved = tuple([written if v is output else v for v in self._saved])
+        self._inplace_output = (written, node_name)
 
     # the name the course's scalar Context uses
     saved_values = saved_tensors
@@ -106,7 +129,7 @@ class Node:
 
     def name(self) -> str:
         assert self.function is not None
-        return f"{self.function.__name__}Backward0"
+        return self.function.grad_fn_name or f"{self.function.__name__}Backward0"
 
     def __repr__(self) -> str:
         return f"<{self.name()}>"
@@ -202,6 +225,9 @@ class AccumulateGrad(Node):
 
 class Function:
     """Base of every differentiable op; subclasses define ``forward`` and ``backward``."""
+
+    #: the name its ``grad_fn`` prints, where PyTorch's differs from ``<class name>Backward0``
+    grad_fn_name: Optional[str] = None
 
     @staticmethod
     def forward(ctx: Context, *args: Any, **kwargs: Any) -> "Tensor":
