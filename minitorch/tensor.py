@@ -22,7 +22,7 @@ from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .dispatch import empty, map_op, register_tensor_type, zip_op
-from .ops import elementwise, linalg, reductions, views
+from .ops import elementwise, inplace, linalg, reductions, views
 from .ops.transfer import ToDevice
 from .size import Size
 from .tensor_data import TensorData, strides_from_shape
@@ -1011,9 +1011,7 @@ class Tensor(elementwise.UnaryMath):
             result = result.to(self.dtype)
         base = self._base
         if base is not None and (base._requires_grad or result._requires_grad):
-            from .ops.inplace import rebase_view
-
-            rebase_view(base, self, result)
+            inplace.rebase_view(base, self, result)
         else:
             map_op("copy", result.detach(), out=self.detach())
             self._bump_version()
@@ -1247,9 +1245,9 @@ class Tensor(elementwise.UnaryMath):
         return self.to(dtypes.as_dtype(dtype))
 
     def mm(self, mat2: "Tensor") -> "Tensor":
-        from .toplevel import mm
-
-        return mm(self, mat2)
+        if self.dim() != 2 or mat2.dim() != 2:
+            raise RuntimeError(f"mm expects 2-D tensors, got {self.dim()}-D and {mat2.dim()}-D")
+        return matmul(self, mat2)
 
     multiply = mul
 
