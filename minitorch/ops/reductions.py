@@ -3,9 +3,13 @@ spreading the gradient back over the reduced elements."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..autograd.function import Context, Function
 from ..dispatch import arg_reduce_op, reduce_op
-from ..tensor import Tensor
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
 
 
 def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:

@@ -6,10 +6,14 @@ to the device the input lives on, so every gradient sits beside its tensor.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..autograd.function import Context, Function
 from ..device import device
 from ..dispatch import transfer
-from ..tensor import Tensor
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
 
 
 class ToDevice(Function):

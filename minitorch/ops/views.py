@@ -6,14 +6,16 @@ gradient is permuted back, an expand's is summed, a slice's is scattered into ze
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..autograd.engine import sum_to_shape
 from ..autograd.function import Context, Function
-from ..dispatch import empty, map_op
+from ..dispatch import empty, map_op, tensor_class
 from ..index_checks import INDEX_DTYPES
-from ..tensor import Tensor
 from ..tensor_data import TensorData, expand_strides, view_strides
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -80,7 +82,7 @@ def _tensor_item(item: Any) -> Any:
     PyTorch reads other tensors as advanced (gathering or masking) indices, which this
     basic indexing does not do; taking them for ints would give a silently wrong shape.
     """
-    if not isinstance(item, Tensor):
+    if not isinstance(item, tensor_class()):
         return item
     if item.dtype.is_floating_point:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
