@@ -50,6 +50,7 @@ REPORT_NAME = "report.jsonl"
 #: the package folder of a submission and the file that makes it a package
 PACKAGE = "minitorch"
 PACKAGE_INIT = "__init__.py"
+NUMBA_CACHE = ".numba-cache"
 PYTEST_OPTIONS = ("-q", "--no-header", "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=short")
 
 
@@ -247,7 +248,7 @@ def sandbox_env(workspace: Path) -> dict[str, str]:
     its path, and a Numba cache inside the workspace."""
     return {
         "PYTHONPATH": os.pathsep.join([str(workspace / GRADING_DIR), str(workspace)]),
-        "NUMBA_CACHE_DIR": str(workspace / ".numba-cache"),
+        "NUMBA_CACHE_DIR": str(workspace / NUMBA_CACHE),
     }
 
 
@@ -273,6 +274,7 @@ class Grading:
         self.logs.mkdir(exist_ok=True)
         os.chmod(self.logs, 0o700)
         self.sandbox = Sandbox.create(self.workspace, hidden_from_graded_code(self.course_root))
+        self.sandbox.writable = (".home", ".tmp", PACKAGE, GRADING_DIR, NUMBA_CACHE)
         self.runs = 0
 
     def run(self, argv: list[str], hidden: bool = False) -> tuple[Optional[int], str, Path]:

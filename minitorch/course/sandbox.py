@@ -150,6 +150,7 @@ class Sandbox:
     extra_env: dict[str, str] = field(default_factory=dict)
     user: Optional[pwd.struct_passwd] = None
     namespaces: bool = False
+    writable: tuple[str, ...] = (".home", ".tmp")  # workspace folders graded code may write
 
     @classmethod
     def create(cls, workspace: Path, hidden: Sequence[Path], limits: Optional[Limits] = None) -> "Sandbox":
@@ -166,15 +167,20 @@ class Sandbox:
         """True when graded code runs as another user than the grader's."""
         return self.user is not None
 
-    def give_workspace(self) -> None:
-        """Hand the workspace to the sandbox user (the course's copies in it become its files)."""
+    def give_workspace(self, writable: Sequence[str]) -> None:
+        """Hand the folders ``writable`` (relative to the workspace) to the sandbox user; the
+        workspace itself and everything else in it (the course's tests) stay the grader's,
+        readable but not writable, so graded code can neither edit nor add a test or conftest."""
+        os.chmod(self.workspace, 0o755)
         if self.user is None:
             return
-        for folder, dirs, files in os.walk(self.workspace):
-            os.chown(folder, self.user.pw_uid, self.user.pw_gid, follow_symlinks=False)
-            for name in dirs + files:
-                os.chown(os.path.join(folder, name), self.user.pw_uid, self.user.pw_gid, follow_symlinks=False)
-        os.chmod(self.workspace, 0o700)
+        for part in writable:
+            top = self.workspace / part
+            top.mkdir(exist_ok=True)
+            os.chown(top, self.user.pw_uid, self.user.pw_gid, follow_symlinks=False)
+            for folder, dirs, files in os.walk(top):
+                for name in dirs + files:
+                    os.chown(os.path.join(folder, name), self.user.pw_uid, self.user.pw_gid, follow_symlinks=False)
 
     def environment(self) -> dict[str, str]:
         """The scrubbed environment of a graded command."""
@@ -222,9 +228,7 @@ class Sandbox:
 
     def run(self, argv: Sequence[str], timeout: float, log: Path) -> RunResult:
         """Run ``argv`` in the workspace; output goes to ``log`` (a file the grader owns)."""
-        for folder in (".home", ".tmp"):
-            (self.workspace / folder).mkdir(exist_ok=True)
-        self.give_workspace()
+        self.give_workspace(self.writable)
         holder = Path(tempfile.mkdtemp(prefix="minitorch-sandbox-mounts-"))
         with open(log, "wb") as out:
             process = subprocess.Popen(
