@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from minitorch.course import autograde
 from minitorch.course.release import release
 from minitorch.course.tasks import Task, load_tasks
 
@@ -262,3 +263,17 @@ def test_unknown_task_is_a_usage_error_without_results(tmp_path: Path) -> None:
     assert done.returncode == USAGE_ERROR
     assert "99.99" in done.stderr and "Traceback" not in done.stderr
     assert not results.exists()
+
+
+# ---------------------------------------------------------------------- tests that pass on stubs
+
+
+def test_tests_passing_on_the_stub_carry_no_points(task: Task) -> None:
+    """Three tests, one of which passes on the stub: the other two share the points."""
+    outcomes = [autograde.TestOutcome("t::free", "passed"), autograde.TestOutcome("t::a", "passed"), autograde.TestOutcome("t::b", "failed")]
+    result = autograde.TaskResult(task, outcomes=outcomes, unscored={"t::free"})
+    assert (result.passed, result.total) == (1, 2)
+    assert result.score == pytest.approx(task.points / 2)
+    assert "1 more tests pass without any code written" in result.output()
+    stub_like = autograde.TaskResult(task, outcomes=[autograde.TestOutcome("t::free", "passed"), autograde.TestOutcome("t::b", "failed")], unscored={"t::free"})
+    assert stub_like.score == 0

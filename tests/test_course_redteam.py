@@ -36,6 +36,9 @@ SHORT_TIMEOUT = 20
 SECRET_VARIABLE = "MINITORCH_GRADER_API_KEY"
 SECRET_VALUE = "sk-redteam-do-not-leak-4242"
 HIDDEN_MARK = "HIDDEN-SOURCE-4f1c"
+#: seconds a detached child waits for results.json to appear, and the test waits after the grader
+CHILD_PATIENCE = 120
+CHILD_PATIENCE_AFTER = 3
 #: what the checkout hash leaves out: caches and build outputs that honest runs touch too
 UNHASHED = {".git", ".venv", ".numba-cache", "__pycache__", ".pytest_cache", ".hypothesis", "out", ".ipynb_checkpoints"}
 
@@ -168,7 +171,10 @@ import json as _json, os as _os, time as _time
 if _os.fork() == 0:
     _os.setsid()
     if _os.fork() == 0:
-        _time.sleep(3)
+        _deadline = _time.time() + {CHILD_PATIENCE}
+        while not _os.path.exists({str(results)!r}) and _time.time() < _deadline:
+            _time.sleep(0.1)
+        _time.sleep(0.5)
         try:
             with open({str(results)!r}, "w") as _f:
                 _json.dump({{"score": 100, "tests": []}}, _f)
@@ -178,7 +184,7 @@ if _os.fork() == 0:
 """)
     done, data = grade(submission, tmp_path)
     assert_honest_zero(done, data)
-    time.sleep(5)  # longer than the child waits
+    time.sleep(CHILD_PATIENCE_AFTER)  # longer than the child waits once results.json exists
     assert json.loads(results.read_text(encoding="utf-8"))["score"] == 0
 
 
@@ -232,7 +238,7 @@ def course_with_hidden_tests(tmp_path: Path) -> Path:
     """A copy of the course whose task 0.1 also has a hidden test with a recognisable source."""
     course = tmp_path / "course"
     course.mkdir()
-    for part in ("assignments", "tests"):
+    for part in ("assignments", "tests", "minitorch"):
         shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", course / "pyproject.toml")
     (course / "tests" / "hidden").mkdir()
@@ -303,10 +309,10 @@ def test_bad_layout_gets_a_clear_message(kind: str, submission: Path, tmp_path: 
 
 def test_non_json_lines_in_the_report(submission: Path, tmp_path: Path, unchanged_checkout) -> None:
     add_to_init(submission, """
-import os as _os
-_report = _os.path.join(_os.getcwd(), ".grading", "report.jsonl")
-with open(_report, "a") as _f:
-    _f.write("this is not json\\n{\\"kind\\": \\"result\\"}\\n[1, 2]\\n")
+import sys as _sys
+if "--grading-report" in _sys.argv:
+    with open(_sys.argv[_sys.argv.index("--grading-report") + 1], "a") as _f:
+        _f.write("this is not json\\n{\\"kind\\": \\"result\\"}\\n[1, 2]\\n")
 """)
     done, data = grade(submission, tmp_path)
     assert_honest_zero(done, data)
@@ -326,8 +332,8 @@ def _forged(cls, item, call):
 _reports.TestReport.from_item_and_call = classmethod(_forged)
 """,
     "atexit-report-rewrite": """
-import atexit as _atexit, json as _json, os as _os
-_report = _os.path.join(_os.getcwd(), ".grading", "report.jsonl")
+import atexit as _atexit, json as _json, sys as _sys
+_report = _sys.argv[_sys.argv.index("--grading-report") + 1] if "--grading-report" in _sys.argv else ""
 def _rewrite():
     try:
         lines = [_json.loads(l) for l in open(_report)]

@@ -69,14 +69,20 @@ class TaskResult:
     task: Task
     outcomes: list[TestOutcome] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # collection errors, crashes, timeouts
+    unscored: set[str] = field(default_factory=set)  # node ids that pass on the task's stub
+
+    @property
+    def scored(self) -> list[TestOutcome]:
+        """The outcomes that carry points: tests that fail on the task's stub."""
+        return [o for o in self.outcomes if o.nodeid not in self.unscored]
 
     @property
     def passed(self) -> int:
-        return sum(o.status == "passed" for o in self.outcomes)
+        return sum(o.status == "passed" for o in self.scored)
 
     @property
     def total(self) -> int:
-        return len(self.outcomes)
+        return len(self.scored)
 
     @property
     def score(self) -> float:
@@ -86,8 +92,11 @@ class TaskResult:
 
     def output(self) -> str:
         lines = [f"{self.passed}/{self.total} tests passed"]
+        free = len(self.outcomes) - len(self.scored)
+        if free:
+            lines.append(f"({free} more tests pass without any code written and carry no points)")
         lines.extend(self.problems)
-        failed = [o for o in self.outcomes if o.status != "passed"]
+        failed = [o for o in self.scored if o.status != "passed"]
         for outcome in failed:
             name = "a hidden test" if outcome.hidden else outcome.nodeid
             detail = f"{outcome.exception}: {outcome.message}" if outcome.exception else outcome.message
@@ -380,11 +389,14 @@ def grade(
     task_ids: Optional[Iterable[str]] = None,
     workspace: Optional[Path | str] = None,
     timeout: float = DEFAULT_TIMEOUT,
+    unscored: Optional[dict[str, set[str]]] = None,
 ) -> tuple[list[TaskResult], Optional[str]]:
     """Grade ``submission`` against the course at ``course_root``.
 
     Returns the per-task results and, when the submission cannot run at all (a bad layout,
     a package that does not import), one message saying why. ``workspace`` is wiped first.
+    ``unscored`` maps a task id to the node ids that carry no points (those passing on the
+    task's stub, see :mod:`.calibration`).
     """
     course_root, submission = Path(course_root).resolve(), Path(submission).absolute()
     tasks = choose_tasks(course_root, steps, task_ids)
@@ -400,6 +412,8 @@ def grade(
         grading = Grading(course_root, package, base, timeout)
         broken = grading.import_error()
         results = [grade_task(grading, task, broken) for task in tasks]
+        for result in results:
+            result.unscored = set((unscored or {}).get(result.task.id, ()))
         if not broken:
             for result in results:  # after every visible run: nothing they show can come from a hidden one
                 grade_hidden(grading, result)

@@ -13,7 +13,8 @@ from typing import Optional, Sequence
 
 import traceback
 
-from .autograde import DEFAULT_TIMEOUT, failure_results, grade, table, write_json, write_results
+from .autograde import DEFAULT_TIMEOUT, choose_tasks, failure_results, grade, table, write_json, write_results
+from .calibration import passing_on_stubs
 from .markers import MarkerError
 from .release import release, summary
 from .tasks import TaskFileError, task_table, update_table
@@ -39,9 +40,11 @@ def run_grade(args: argparse.Namespace) -> int:
     root = _course_root(args.root)
     submission = Path(args.submission or root)
     try:
+        tasks = choose_tasks(root, args.step or None, args.task or None)
+        unscored = passing_on_stubs(root, tasks, args.timeout)
         results, broken = grade(
             root, submission, steps=args.step or None, task_ids=args.task or None,
-            workspace=args.workspace, timeout=args.timeout,
+            workspace=args.workspace, timeout=args.timeout, unscored=unscored,
         )
     except (TaskFileError, ValueError) as error:  # the instructor's mistake: nothing was graded
         print(f"error: {error}", file=sys.stderr)
