@@ -252,12 +252,12 @@ def build_workspace(course_root: Path, package: Path, workspace: Path, hidden: b
     return workspace
 
 
-def sandbox_env(workspace: Path) -> dict[str, str]:
+def sandbox_env(workspace: Path, numba_cache: Path) -> dict[str, str]:
     """What a graded process adds to the scrubbed environment: the plugin and the package on
-    its path, and a Numba cache inside the workspace."""
+    its path, and the grading's Numba cache."""
     return {
         "PYTHONPATH": os.pathsep.join([str(workspace / GRADING_DIR), str(workspace)]),
-        "NUMBA_CACHE_DIR": str(workspace / NUMBA_CACHE),
+        "NUMBA_CACHE_DIR": str(numba_cache),
     }
 
 
@@ -283,13 +283,19 @@ class Grading:
         self.logs.mkdir(exist_ok=True)
         os.chmod(self.logs, 0o700)
         self.sandbox = Sandbox.create(self.workspace, hidden_from_graded_code(self.course_root))
-        self.sandbox.writable = (".home", ".tmp", PACKAGE, GRADING_DIR, NUMBA_CACHE)
+        self.sandbox.writable = (".home", ".tmp", PACKAGE, GRADING_DIR)
+        # one Numba cache for all runs of this submission (the workspace path stays the same,
+        # so kernels compile once); never shared with another grading, which it could poison
+        self.numba_cache = self.base / NUMBA_CACHE
+        self.numba_cache.mkdir(exist_ok=True)
+        if self.sandbox.user is not None:
+            os.chown(self.numba_cache, self.sandbox.user.pw_uid, self.sandbox.user.pw_gid)
         self.runs = 0
 
     def run(self, argv: list[str], hidden: bool = False) -> tuple[Optional[int], str, Path]:
         """Run ``argv`` (after the interpreter) on a fresh workspace; exit code, output tail, report."""
         build_workspace(self.course_root, self.package, self.workspace, hidden=hidden)
-        self.sandbox.extra_env = sandbox_env(self.workspace)
+        self.sandbox.extra_env = sandbox_env(self.workspace, self.numba_cache)
         self.runs += 1
         log = self.logs / f"run{self.runs}.log"
         done = self.sandbox.run([self.sandbox.interpreter(), *argv], self.timeout, log)
