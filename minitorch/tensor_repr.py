@@ -85,7 +85,7 @@ def tensor_repr(t: "Tensor") -> str:
     if t.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_):
         suffixes.append(f"dtype={t.dtype!r}")
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn={t.grad_fn!r}")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return PREFIX + ", ".join([body] + suffixes) + ")"
