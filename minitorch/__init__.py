@@ -24,6 +24,7 @@ from .toplevel import (
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
+from .tensor_repr import set_printoptions
 from .tensor import Tensor, where
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
