@@ -490,14 +490,15 @@ class Tensor(elementwise.UnaryMath):
         d0, d1 = _normalize_dim(dim0, self.dim()), _normalize_dim(dim1, self.dim())
         order = list(range(self.dim()))
         order[d0], order[d1] = order[d1], order[d0]
-        return views.Permute.apply(self, tuple(order))  # a valid order: permute's checks are not needed
+        # a valid order: permute's checks are not needed
+        return _named(views.Permute.apply(self, tuple(order)), "TransposeBackward0")
 
     swapaxes = transpose
 
     def t(self) -> "Tensor":
         if self.dim() > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-        return self if self.dim() < 2 else self.transpose(0, 1)
+        return self if self.dim() < 2 else _named(self.transpose(0, 1), "TBackward0")
 
     @property
     def T(self) -> "Tensor":  # noqa: N802 - PyTorch's name
@@ -513,7 +514,7 @@ class Tensor(elementwise.UnaryMath):
 
     def unsqueeze(self, dim: int) -> "Tensor":
         d = _normalize_dim(dim, self.dim() + 1)
-        return self.view(self.shape[:d] + (1,) + self.shape[d:])
+        return _named(self.view(self.shape[:d] + (1,) + self.shape[d:]), "UnsqueezeBackward0")
 
     def squeeze(self, dim: Optional[Union[int, Sequence[int]]] = None) -> "Tensor":
         if dim is None:
@@ -521,7 +522,9 @@ class Tensor(elementwise.UnaryMath):
         else:
             dims = {_normalize_dim(d, self.dim()) for d in ((dim,) if isinstance(dim, int) else dim)}
             dims = {d for d in dims if self.dim() and self.shape[d] == 1}
-        return self.view(tuple(s for d, s in enumerate(self.shape) if d not in dims))
+        # PyTorch's overloads: squeeze(), squeeze(int), squeeze(dims)
+        name = "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
+        return _named(self.view(tuple(s for d, s in enumerate(self.shape) if d not in dims)), name)
 
     def expand(self, *sizes: Any) -> "Tensor":
         """Broadcast to a larger shape without copying (-1 keeps a size)."""
@@ -838,7 +841,7 @@ class Tensor(elementwise.UnaryMath):
             source = self.to(dtypes.as_dtype(dtype))
         elif not self.dtype.is_floating_point:
             source = self.to(dtypes.int64)  # integer and bool sums are int64, as in PyTorch
-        return reductions.Sum.apply(source, source._dims(dim), keepdim)
+        return _named(reductions.Sum.apply(source, source._dims(dim), keepdim), "SumBackward0" if dim is None else "SumBackward1")
 
     def mean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
         target = dtypes.as_dtype(dtype) if dtype is not None else self.dtype
@@ -849,7 +852,8 @@ class Tensor(elementwise.UnaryMath):
             )
         dims = self._dims(dim)
         count = int(np.prod([self.shape[d] for d in dims], dtype=np.int64))
-        return self.sum(dims, keepdim, dtype=target) / count
+        source = self if self.dtype is target else self.to(target)
+        return reductions.Mean.apply(source, dims, keepdim, count, dim is None)
 
     def var(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
@@ -1295,6 +1299,15 @@ register_tensor_type(Tensor)
 # ---- module-level helpers used by the methods above ----
 
 
+def _named(out: Tensor, name: str) -> Tensor:
+    """Give ``out``'s ``grad_fn`` PyTorch's name for the call that made it (one Function can
+    serve several PyTorch ops: ``Permute`` is ``t``, ``transpose`` and ``permute``)."""
+    node = out.grad_fn
+    if node is not None and node.ctx is not None:
+        node.ctx.grad_fn_name = name
+    return out
+
+
 def _legacy_name(d: dtypes.dtype) -> str:
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
             "bool": "Bool", "uint8": "Byte"}[d.name]
@@ -1337,7 +1350,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     MatMul = linalg.MatMul  # noqa: N806 - the Function's name
     a_shape, b_shape = a._data.shape, b._data.shape
     if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a.dtype is b.dtype:
-        return MatMul.apply(a, b)  # two matrices that fit: nothing to check or reshape
+        return _named(MatMul.apply(a, b), "MmBackward0")  # two matrices that fit: nothing to check or reshape
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dtype is not b.dtype:

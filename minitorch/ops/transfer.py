@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # tensor.py imports this module
 class ToDevice(Function):
     """``a.to(target)`` for another device; the gradient returns to ``a``'s device."""
 
+    grad_fn_name = "ToCopyBackward0"
+
     @staticmethod
     def forward(ctx: Context, a: Tensor, target: device) -> Tensor:
         ctx.source = a.device

@@ -148,12 +148,28 @@ def basic_index(data: TensorData, key: Any) -> TensorData:
     return TensorData(data.storage, shape, strides, offset)
 
 
+def _index_node_name(key: Any) -> str:
+    """PyTorch's ``grad_fn`` name for ``a[key]``: that of the last entry that does something
+    (it indexes dimension by dimension: an int selects, a slice slices, None unsqueezes)."""
+    entries = key if isinstance(key, tuple) else (key,)
+    for entry in reversed(entries):
+        if entry is None:
+            return "UnsqueezeBackward0"
+        if isinstance(entry, slice):
+            if entry != slice(None):
+                return "SliceBackward0"
+        elif entry is not Ellipsis:
+            return "SelectBackward0"
+    return "SliceBackward0" if any(isinstance(entry, slice) for entry in entries) else "AliasBackward0"
+
+
 class Slice(Function):
     """Basic indexing ``a[key]``; the gradient is scattered into zeros of the input's shape."""
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, key: Any) -> Tensor:
         ctx.input_shape, ctx.key = a.shape, key
+        ctx.grad_fn_name = _index_node_name(key)
         return a._view_of(basic_index(a._data, key))
 
     @staticmethod
