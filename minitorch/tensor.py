@@ -8,7 +8,6 @@ from :mod:`minitorch.ops`; the math lives there.
 
 from __future__ import annotations
 
-import importlib
 import math
 import threading
 from collections import OrderedDict, namedtuple
@@ -22,10 +21,12 @@ from .autograd import engine
 from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
-from .dispatch import empty, map_op, zip_op
-from .ops import elementwise
+from .dispatch import empty, map_op, register_tensor_type, zip_op
+from .ops import elementwise, inplace, linalg, reductions, views
+from .ops.transfer import ToDevice
 from .size import Size
 from .tensor_data import TensorData, strides_from_shape
+from .tensor_repr import tensor_repr
 
 Scalar = Union[int, float, bool]
 Operand = Union["Tensor", int, float, bool]
@@ -453,7 +454,7 @@ class Tensor(elementwise.UnaryMath):
         """The same storage in a new shape (one entry may be -1); no copy, or an error."""
         if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
             raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
-        return _views().View.apply(self, self._infer_shape(_shape_from_args(shape)))
+        return views.View.apply(self, self._infer_shape(_shape_from_args(shape)))
 
     def reshape(self, *shape: Any) -> "Tensor":
         """A view when the strides allow it, otherwise a copy in the new shape."""
@@ -481,7 +482,7 @@ class Tensor(elementwise.UnaryMath):
                 f"permute(): dims {list(_shape_from_args(dims))} are not a permutation of the {self.dim()} "
                 f"dimensions of a tensor of shape {list(self.shape)}"
             )
-        return _views().Permute.apply(self, order)
+        return views.Permute.apply(self, order)
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         if self.dim() == 0:
@@ -489,14 +490,15 @@ class Tensor(elementwise.UnaryMath):
         d0, d1 = _normalize_dim(dim0, self.dim()), _normalize_dim(dim1, self.dim())
         order = list(range(self.dim()))
         order[d0], order[d1] = order[d1], order[d0]
-        return _views().Permute.apply(self, tuple(order))  # a valid order: permute's checks are not needed
+        # a valid order: permute's checks are not needed
+        return _named(views.Permute.apply(self, tuple(order)), "TransposeBackward0")
 
     swapaxes = transpose
 
     def t(self) -> "Tensor":
         if self.dim() > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-        return self if self.dim() < 2 else self.transpose(0, 1)
+        return self if self.dim() < 2 else _named(self.transpose(0, 1), "TBackward0")
 
     @property
     def T(self) -> "Tensor":  # noqa: N802 - PyTorch's name
@@ -512,7 +514,7 @@ class Tensor(elementwise.UnaryMath):
 
     def unsqueeze(self, dim: int) -> "Tensor":
         d = _normalize_dim(dim, self.dim() + 1)
-        return self.view(self.shape[:d] + (1,) + self.shape[d:])
+        return _named(self.view(self.shape[:d] + (1,) + self.shape[d:]), "UnsqueezeBackward0")
 
     def squeeze(self, dim: Optional[Union[int, Sequence[int]]] = None) -> "Tensor":
         if dim is None:
@@ -520,7 +522,9 @@ class Tensor(elementwise.UnaryMath):
         else:
             dims = {_normalize_dim(d, self.dim()) for d in ((dim,) if isinstance(dim, int) else dim)}
             dims = {d for d in dims if self.dim() and self.shape[d] == 1}
-        return self.view(tuple(s for d, s in enumerate(self.shape) if d not in dims))
+        # PyTorch's overloads: squeeze(), squeeze(int), squeeze(dims)
+        name = "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
+        return _named(self.view(tuple(s for d, s in enumerate(self.shape) if d not in dims)), name)
 
     def expand(self, *sizes: Any) -> "Tensor":
         """Broadcast to a larger shape without copying (-1 keeps a size)."""
@@ -534,7 +538,7 @@ class Tensor(elementwise.UnaryMath):
         resolved = tuple(self.shape[d - extra] if s == -1 and d >= extra else s for d, s in enumerate(target))
         if resolved == self.shape:
             return self
-        return _views().Expand.apply(self, resolved)
+        return views.Expand.apply(self, resolved)
 
     def expand_as(self, other: "Tensor") -> "Tensor":
         return self.expand(other.shape)
@@ -573,7 +577,7 @@ class Tensor(elementwise.UnaryMath):
         return self[(slice(None),) * d + (slice(start, start + length),)]
 
     def __getitem__(self, key: Any) -> "Tensor":
-        return _views().Slice.apply(self, key)
+        return views.Slice.apply(self, key)
 
     def __setitem__(self, key: Any, value: Operand) -> None:
         target = self.detach()[key]
@@ -837,7 +841,7 @@ class Tensor(elementwise.UnaryMath):
             source = self.to(dtypes.as_dtype(dtype))
         elif not self.dtype.is_floating_point:
             source = self.to(dtypes.int64)  # integer and bool sums are int64, as in PyTorch
-        return _reductions().Sum.apply(source, source._dims(dim), keepdim)
+        return _named(reductions.Sum.apply(source, source._dims(dim), keepdim), "SumBackward0" if dim is None else "SumBackward1")
 
     def mean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
         target = dtypes.as_dtype(dtype) if dtype is not None else self.dtype
@@ -848,7 +852,8 @@ class Tensor(elementwise.UnaryMath):
             )
         dims = self._dims(dim)
         count = int(np.prod([self.shape[d] for d in dims], dtype=np.int64))
-        return self.sum(dims, keepdim, dtype=target) / count
+        source = self if self.dtype is target else self.to(target)
+        return reductions.Mean.apply(source, dims, keepdim, count, dim is None)
 
     def var(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
@@ -868,12 +873,12 @@ class Tensor(elementwise.UnaryMath):
         if dim is None:
             if self.numel() == 0:
                 raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
-            return _reductions().MaxAll.apply(self, op)
+            return reductions.MaxAll.apply(self, op)
         d = _normalize_dim(dim, self.dim())
         source = self if self.dim() else self.view(1)
         if source.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-        values = _reductions().MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
+        values = reductions.MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
         indices = self._arg_extreme("arg" + op, d, keepdim)
         if not self.dim():
             values = values.view(())
@@ -911,7 +916,7 @@ class Tensor(elementwise.UnaryMath):
         for d in dims:
             if self.shape[d] == 0:
                 raise IndexError(f"a{op}(): Expected reduction dim {d} to have non-zero size.")
-        return _reductions().Amax.apply(self, dims, keepdim, op)
+        return reductions.Amax.apply(self, dims, keepdim, op)
 
     def _arg_extreme(self, op: str, dim: Optional[int], keepdim: bool) -> "Tensor":
         from .dispatch import arg_reduce_op
@@ -1010,9 +1015,7 @@ class Tensor(elementwise.UnaryMath):
             result = result.to(self.dtype)
         base = self._base
         if base is not None and (base._requires_grad or result._requires_grad):
-            from .ops.inplace import rebase_view
-
-            rebase_view(base, self, result)
+            inplace.rebase_view(base, self, result)
         else:
             map_op("copy", result.detach(), out=self.detach())
             self._bump_version()
@@ -1246,17 +1249,15 @@ class Tensor(elementwise.UnaryMath):
         return self.to(dtypes.as_dtype(dtype))
 
     def mm(self, mat2: "Tensor") -> "Tensor":
-        from .toplevel import mm
-
-        return mm(self, mat2)
+        if self.dim() != 2 or mat2.dim() != 2:
+            raise RuntimeError(f"mm expects 2-D tensors, got {self.dim()}-D and {mat2.dim()}-D")
+        return matmul(self, mat2)
 
     multiply = mul
 
     # ---- printing ----
 
     def __repr__(self) -> str:
-        from .tensor_repr import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -1292,7 +1293,19 @@ class Tensor(elementwise.UnaryMath):
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+register_tensor_type(Tensor)
+
+
 # ---- module-level helpers used by the methods above ----
+
+
+def _named(out: Tensor, name: str) -> Tensor:
+    """Give ``out``'s ``grad_fn`` PyTorch's name for the call that made it (one Function can
+    serve several PyTorch ops: ``Permute`` is ``t``, ``transpose`` and ``permute``)."""
+    node = out.grad_fn
+    if node is not None and node.ctx is not None:
+        node.ctx.grad_fn_name = name
+    return out
 
 
 def _legacy_name(d: dtypes.dtype) -> str:
@@ -1329,17 +1342,15 @@ def _shares_memory(a: Tensor, b: Tensor) -> bool:
 
 def _move_to_device(t: Tensor, target: device) -> Tensor:
     """``t``'s values on another device, in the graph: the gradient moves back to ``t``'s device."""
-    from .ops.transfer import ToDevice
-
     return ToDevice.apply(t, target)
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
-    MatMul = _linalg().MatMul  # noqa: N806 - the Function's name
+    MatMul = linalg.MatMul  # noqa: N806 - the Function's name
     a_shape, b_shape = a._data.shape, b._data.shape
     if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a.dtype is b.dtype:
-        return MatMul.apply(a, b)  # two matrices that fit: nothing to check or reshape
+        return _named(MatMul.apply(a, b), "MmBackward0")  # two matrices that fit: nothing to check or reshape
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dtype is not b.dtype:
@@ -1369,31 +1380,6 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if b.dim() == 1:
         out = out.squeeze(-1)
     return out
-
-
-# The autograd Functions import this module, so it imports them on first use (once: these
-# run for every op).
-_FUNCTION_MODULES: dict[str, Any] = {}
-
-
-def _function_module(name: str) -> Any:
-    """``minitorch.ops.<name>``, imported on first use and remembered."""
-    module = _FUNCTION_MODULES.get(name)
-    if module is None:
-        module = _FUNCTION_MODULES[name] = importlib.import_module(f"{__package__}.ops.{name}")
-    return module
-
-
-def _views() -> Any:
-    return _function_module("views")
-
-
-def _linalg() -> Any:
-    return _function_module("linalg")
-
-
-def _reductions() -> Any:
-    return _function_module("reductions")
 
 
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:

@@ -148,9 +148,7 @@ def _into(out: Optional[Tensor], result: Tensor, op: str) -> Tensor:
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    if input.dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError(f"mm expects 2-D tensors, got {input.dim()}-D and {mat2.dim()}-D")
-    return matmul(input, mat2)
+    return input.mm(mat2)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:

@@ -59,6 +59,8 @@ class Context:
     _saved: tuple[Any, ...] = ()
     _saved_versions: tuple[Optional[int], ...] = ()
     _freed = False
+    #: the name the op's ``grad_fn`` prints when it depends on the call (``SumBackward1`` with ``dim``)
+    grad_fn_name: Optional[str] = None
     #: (tensor, node name) when an in-place op replaced its saved output by the tensor it wrote
     _inplace_output: tuple[Any, Optional[str]] = (None, None)
 
@@ -114,11 +116,15 @@ class Node:
     """
 
     def __init__(self, function: type["Function"] | None, ctx: Context | None,
-                 next_functions: tuple[tuple[Optional["Node"], int], ...], input_shapes: tuple[Optional[tuple[int, ...]], ...]) -> None:
+                 next_functions: tuple[tuple[Optional["Node"], int], ...], input_shapes: tuple[Optional[tuple[int, ...]], ...],
+                 arg_positions: Optional[tuple[int, ...]] = None) -> None:
         self.function = function
         self.ctx = ctx
         self.next_functions = next_functions
         self.input_shapes = input_shapes
+        # which of backward's gradients (one per forward argument) go to next_functions,
+        # when not all: PyTorch lists only the differentiable (floating-point tensor) inputs
+        self.arg_positions = arg_positions
         # Hooks, each dict made when the first hook is registered (None until then: most
         # nodes never get one). On the gradient arriving at this node: tensor hooks, then
         # retain_grad; on the whole node: PyTorch's Node.register_prehook/register_hook.
@@ -129,10 +135,10 @@ class Node:
 
     def name(self) -> str:
         assert self.function is not None
-        return self.function.grad_fn_name or f"{self.function.__name__}Backward0"
+        return (self.ctx is not None and self.ctx.grad_fn_name) or self.function.grad_fn_name or f"{self.function.__name__}Backward0"
 
     def __repr__(self) -> str:
-        return f"<{self.name()}>"
+        return f"<{self.name()} object at {hex(id(self))}>"
 
     def register_hook(self, hook: Callable) -> Any:
         """``hook(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
@@ -174,12 +180,14 @@ class Node:
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        if len(grads) != len(self.next_functions):
+        positions = self.arg_positions
+        expected = len(self.next_functions) if positions is None else len(self.ctx.needs_input_grad)
+        if len(grads) != expected:
             raise RuntimeError(
                 f"function {self.function.__name__}.backward returned {len(grads)} gradients, "
-                f"expected {len(self.next_functions)} (one per forward argument)"
+                f"expected {expected} (one per forward argument)"
             )
-        return grads
+        return grads if positions is None else tuple([grads[i] for i in positions])
 
     def release(self) -> None:
         if self.ctx is not None:
@@ -228,6 +236,9 @@ class Function:
 
     #: the name its ``grad_fn`` prints, where PyTorch's differs from ``<class name>Backward0``
     grad_fn_name: Optional[str] = None
+    #: arguments that PyTorch takes as a Python number (``w ** 2``, ``clamp(w, 0, 1)``): a 0-d
+    #: tensor there that does not require grad gets no entry in ``next_functions``
+    number_args: tuple[int, ...] = ()
 
     @staticmethod
     def forward(ctx: Context, *args: Any, **kwargs: Any) -> "Tensor":
@@ -257,8 +268,12 @@ class Function:
         finally:
             mode.enabled = previous
         if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
-            next_functions = tuple([(a._grad_node() if needed else None, 0) for a, needed in zip(args, needs_input_grad)])
-            shapes = tuple([a._data.shape if isinstance(a, tensor) else None for a in args])
-            out._set_grad_fn(Node(cls, ctx, next_functions, shapes))
+            # edges to the differentiable inputs only (floating-point tensors), as PyTorch lists them
+            numbers = cls.number_args
+            positions = tuple([i for i, a in enumerate(args) if isinstance(a, tensor) and a._data.dtype.is_floating_point
+                               and not (i in numbers and not needs_input_grad[i] and not a._data.shape)])
+            next_functions = tuple([(args[i]._grad_node() if needs_input_grad[i] else None, 0) for i in positions])
+            shapes = tuple([args[i]._data.shape for i in positions])
+            out._set_grad_fn(Node(cls, ctx, next_functions, shapes, None if len(positions) == len(args) else positions))
         return out
 

@@ -12,12 +12,14 @@ base's storage, which is why the base must be contiguous.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..autograd.function import Context, Function
 from ..dispatch import empty, map_op
-from ..tensor import Tensor
 from ..tensor_data import TensorData
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
 
 #: a view's place in its base: (shape, strides, offset from the base's first element)
 Geometry = tuple[tuple[int, ...], tuple[int, ...], int]
