@@ -10,7 +10,7 @@ import minitorch
 
 from test_optim_trajectories import assert_same_trajectory, trajectory
 
-OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax"]
 
 
 def _group(lib: Any, name: str, **options: Any) -> dict[str, Any]:
@@ -47,3 +47,9 @@ def test_adam_with_decoupled_weight_decay_matches_torch(torch_ref: Any) -> None:
     ours = trajectory(minitorch, "Adam", options)
     assert_same_trajectory(ours, trajectory(torch_ref, "Adam", options))
     assert_same_trajectory(ours, trajectory(torch_ref, "AdamW", {"lr": 0.05, "weight_decay": 0.2}))
+
+
+@pytest.mark.parametrize("options", [{}, {"lr": 0.05, "betas": (0.5, 0.8), "weight_decay": 0.1},
+                                     {"lr": 0.05, "maximize": True, "eps": 1e-3}])
+def test_adamax_trajectory_matches_torch(torch_ref: Any, options: dict[str, Any]) -> None:
+    assert_same_trajectory(trajectory(minitorch, "Adamax", options), trajectory(torch_ref, "Adamax", options))

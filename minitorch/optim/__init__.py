@@ -1,4 +1,4 @@
-"""Optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``) and ``lr_scheduler``.
+"""Optimizers (``SGD``, ``Adam``, ``AdamW``, ``Adamax``, ``RMSprop``, ``Adagrad``) and ``lr_scheduler``.
 
 Each optimizer updates its parameters in place, with tensor operations under ``no_grad``,
 so it runs on any backend and device and keeps working on the same ``Parameter`` objects
@@ -10,9 +10,10 @@ from __future__ import annotations
 from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Adamax", "Optimizer", "RMSprop", "lr_scheduler"]
