@@ -19,13 +19,16 @@ threads may draw from them at once (NumPy holds the generator's lock through eac
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import dtypes
 from .device import device as Device
-from .tensor import Tensor
+from .dispatch import tensor_class
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 #: bytes of one 128-bit PCG64 word
 WORD_BYTES = 16
@@ -85,11 +88,11 @@ def checked_seed(seed: int) -> int:
 
 def state_bytes(new_state: Any, caller: str) -> bytes:
     """The bytes of a state tensor from ``get_state``/``get_rng_state``, or a RuntimeError naming ``caller``."""
-    if not isinstance(new_state, Tensor) or new_state.dtype is not dtypes.uint8 or new_state.numel() != STATE_BYTES:
+    if not isinstance(new_state, tensor_class()) or new_state.dtype is not dtypes.uint8 or new_state.numel() != STATE_BYTES:
         raise RuntimeError(
             f"{caller} expects a uint8 tensor of {STATE_BYTES} bytes from get_state, got "
             f"{getattr(new_state, 'dtype', type(new_state).__name__)} with "
-            f"{new_state.numel() if isinstance(new_state, Tensor) else '?'} elements"
+            f"{new_state.numel() if isinstance(new_state, tensor_class()) else '?'} elements"
         )
     raw = bytes(new_state.detach().cpu().numpy().tobytes())
     if raw[2 * WORD_BYTES] not in (0, 1):
@@ -124,7 +127,7 @@ class Generator:
     def get_state(self) -> Tensor:
         """The state as a uint8 tensor (restore it with :meth:`set_state`)."""
         raw = read_state(self._numpy.bit_generator)
-        return Tensor._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
+        return tensor_class()._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor, caller: str = "Generator.set_state") -> "Generator":
         """Restore a state from :meth:`get_state`; a tensor of another kind or a corrupt state raises."""

@@ -259,7 +259,7 @@ def tensor_repr(t: "Tensor") -> str:
             suffixes.append(f"dtype={t.dtype}")
         body = values_str(values, t.dtype, indent)
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn={t.grad_fn!r}")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(PREFIX + body, suffixes, indent)

@@ -143,6 +143,8 @@ class Tanh(Function):
 class ReLU(Function):
     r""":math:`f(a) = \max(a, 0),\quad f'(a) = \mathbb{1}[a > 0]`"""
 
+    grad_fn_name = "ReluBackward0"
+
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
         # BEGIN SOLUTION 2.3
@@ -189,6 +191,8 @@ class Cos(Function):
 
 class Cast(Function):
     """Convert to another dtype; the gradient converts back to the input's dtype."""
+
+    grad_fn_name = "ToCopyBackward0"
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dtype: dtypes.dtype) -> Tensor:
@@ -307,6 +311,8 @@ class Pow(Function):
     :math:`(-1)^b` for the bases 1 and -1, 0 for any other base (0 included).
     """
 
+    number_args = (1,)
+
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         if a.dtype.is_floating_point or a.dtype is dtypes.bool_:
@@ -373,6 +379,10 @@ class Clamp(Function):
     r""":math:`\min(\max(a, \mathrm{low}), \mathrm{high})` with number bounds (either may be None);
     the gradient passes where :math:`\mathrm{low} \le a \le \mathrm{high}` (bounds included,
     NaN excluded, as in PyTorch)."""
+
+    number_args = (1, 2)
+
+    grad_fn_name = "ClampBackward1"
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, low: Tensor | None, high: Tensor | None) -> Tensor:
