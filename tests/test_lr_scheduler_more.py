@@ -37,6 +37,16 @@ MORE: dict[str, Factory] = {
     "CosineAnnealingWarmRestarts": lambda lib, opt: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=5),
     "CosineAnnealingWarmRestarts-mult": lambda lib, opt: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
         opt, T_0=3, T_mult=2, eta_min=0.001),
+    "CyclicLR": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=4,
+                                                                 cycle_momentum=False),
+    "CyclicLR-triangular2": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=[0.01, 0.002], max_lr=[0.1, 0.05], step_size_up=3, step_size_down=5, mode="triangular2",
+        cycle_momentum=False),
+    "CyclicLR-exp_range": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9, cycle_momentum=False),
+    "CyclicLR-scale_fn": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=0.01, max_lr=0.1, step_size_up=3, scale_fn=lambda x: 1 / (1 + 0.1 * x),
+        scale_mode="iterations", cycle_momentum=False),
     "SequentialLR": _sequential,
     "ChainedScheduler": _chained,
 }
@@ -50,6 +60,26 @@ def test_more_schedulers_match_torch(torch_ref: Any, name: str) -> None:
         theirs = _rates(torch_ref, MORE[name], EPOCHS)
     _assert_same_rates(ours, theirs)
     assert len({tuple(rates) for rates in ours}) > 1  # the rate really changes
+
+
+@pytest.mark.parametrize("optimizer_name, options", [("SGD", {"momentum": 0.9}), ("Adam", {})])
+def test_cyclic_lr_cycles_momentum_like_torch(torch_ref: Any, optimizer_name: str, options: dict[str, Any]) -> None:
+    histories = []
+    for lib in (minitorch, torch_ref):
+        optimizer = _optimizer(lib, optimizer_name, **options)
+        scheduler = lib.optim.lr_scheduler.CyclicLR(optimizer, base_lr=0.01, max_lr=0.1, step_size_up=3,
+                                                    base_momentum=0.7, max_momentum=0.95)
+        history = []
+        for _ in range(EPOCHS):
+            _step_optimizer(optimizer)
+            scheduler.step()
+            group = optimizer.param_groups[0]
+            history.append((scheduler.get_last_lr(), group.get("momentum"), group.get("betas")))
+        histories.append(history)
+    for (lrs, momentum, betas), (ref_lrs, ref_momentum, ref_betas) in zip(*histories):
+        assert lrs == pytest.approx(ref_lrs, rel=1e-12)
+        assert momentum == (None if ref_momentum is None else pytest.approx(ref_momentum, rel=1e-12))
+        assert betas == (None if ref_betas is None else pytest.approx(ref_betas, rel=1e-12))
 
 
 def test_warm_restarts_with_fractional_epochs_match_torch(torch_ref: Any) -> None:

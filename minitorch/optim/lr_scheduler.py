@@ -42,6 +42,10 @@ ONE_CYCLE_MAX_MOMENTUM = 0.95
 PLATEAU_PATIENCE = 10
 PLATEAU_THRESHOLD = 1e-4
 PLATEAU_EPS = 1e-8
+CYCLIC_STEP_SIZE_UP = 2000
+CYCLIC_BASE_MOMENTUM = 0.8
+CYCLIC_MAX_MOMENTUM = 0.9
+CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
 CONSTANT_FACTOR = 1.0 / 3
 CONSTANT_TOTAL_ITERS = 5
 POLYNOMIAL_TOTAL_ITERS = 5
@@ -263,6 +267,14 @@ class LinearLR(LRScheduler):
         return [base * (self.start_factor + (self.end_factor - self.start_factor) * progress) for base in self.base_lrs]
 
 
+def set_momentum(group: dict[str, Any], value: float, use_beta1: bool) -> None:
+    """Set a group's momentum: ``betas[0]`` for Adam-like optimizers, else ``momentum``."""
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
 def _per_group(name: str, optimizer: Optimizer, value: Union[float, Sequence[float]]) -> list[float]:
     """One value per param group: a list/tuple of the right length, or a scalar repeated."""
     if isinstance(value, (list, tuple)):
@@ -346,10 +358,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _set_momentum(self, group: dict[str, Any], value: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
+        set_momentum(group, value, self.use_beta1)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
         """From ``start`` (pct 0) to ``end`` (pct 1): half a cosine or a straight line."""
@@ -684,8 +693,79 @@ class ChainedScheduler(_Composite):
         self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
 
 
+class CyclicLR(LRScheduler):
+    r"""Rates cycling between ``base_lr`` and ``max_lr`` (Smith, 2017), one step per batch.
+
+    With cycle :math:`c = \lfloor 1 + t/(u+d) \rfloor` and position :math:`x = 1 + t/(u+d) - c`,
+    the height climbs linearly over ``step_size_up`` :math:`u` and falls over ``step_size_down``
+    :math:`d`, scaled per cycle (``triangular``: 1, ``triangular2``: :math:`2^{1-c}`) or per
+    iteration (``exp_range``: :math:`\gamma^t`), or by a given ``scale_fn``. With
+    ``cycle_momentum`` the momentum (or ``betas[0]``) moves the opposite way.
+    """
+
+    def __init__(self, optimizer: Optimizer, base_lr: Union[float, Sequence[float]],
+                 max_lr: Union[float, Sequence[float]], step_size_up: int = CYCLIC_STEP_SIZE_UP,
+                 step_size_down: Optional[int] = None, mode: str = "triangular", gamma: float = 1.0,
+                 scale_fn: Optional[Callable[[float], float]] = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float = CYCLIC_BASE_MOMENTUM,
+                 max_momentum: float = CYCLIC_MAX_MOMENTUM, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in CYCLIC_MODES and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode if scale_fn is not None else ("iterations" if mode == "exp_range" else "cycle")
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for high, low, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    set_momentum(group, high, self.use_beta1)
+                    group["max_momentum"] = high
+                    group["base_momentum"] = low
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x: float) -> float:
+        """The height's scale at cycle or iteration ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> list[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base + (high - base) * scale_factor * scale for base, high in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                set_momentum(group, high - (high - low) * scale_factor * scale, self.use_beta1)
+        return lrs
+
+
 __all__ = [
-    "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
+    "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CyclicLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
     "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "PolynomialLR",
     "ReduceLROnPlateau", "SequentialLR", "StepLR",
 ]
