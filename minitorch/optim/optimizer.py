@@ -195,8 +195,10 @@ class Optimizer:
             if index in param_of:
                 param = param_of[index]
                 self.state[param] = {key: _cast_state(key, value, param) for key, value in buffers.items()}
+        # options a checkpoint from another version lacks keep this optimizer's defaults
         self.param_groups = [
-            dict(copy.deepcopy({key: value for key, value in saved.items() if key != "params"}), params=group["params"])
+            {**self.defaults, **copy.deepcopy({key: value for key, value in saved.items() if key != "params"}),
+             "params": group["params"]}
             for group, saved in zip(self.param_groups, saved_groups)
         ]
         # END SOLUTION

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..creation import tensor, zeros_like
 from ..tensor import Tensor
-from .adam import next_step
+from .common import check_flags, check_non_negative, decayed, directed, next_step
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1e-2
@@ -27,37 +27,29 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, alpha: float = DEFAULT_ALPHA,
-                 eps: float = DEFAULT_EPS, weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
-                 maximize: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
-                    "centered": centered, "maximize": maximize}
+                 eps: float = DEFAULT_EPS, weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach: Optional[bool] = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        check_non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        check_flags(type(self).__name__, differentiable)
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
         # BEGIN SOLUTION 6.3
         if not state:
-            state["step"] = tensor(0.0)
+            state["step"] = tensor(0.0)  # first, as PyTorch orders the state
             state["square_avg"] = zeros_like(param)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = zeros_like(param)
             if group["centered"]:
                 state["grad_avg"] = zeros_like(param)
         alpha = group["alpha"]
-        if group["maximize"]:
-            grad = -grad
+        grad = directed(grad, group)
         next_step(state)
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        grad = decayed(param, grad, group)
         square_avg = state["square_avg"]
         square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
         if group["centered"]:
