@@ -572,14 +572,28 @@ class Tensor:
         return self[(slice(None),) * d + (slice(start, start + length),)]
 
     def __getitem__(self, key: Any) -> "Tensor":
+        advanced = _function_module("advanced_indexing")
+        if advanced.needs_advanced(key):
+            return advanced.advanced_getitem(self, key)
         return _views().Slice.apply(self, key)
 
     def __setitem__(self, key: Any, value: Operand) -> None:
-        target = self.detach()[key]
         if isinstance(value, Tensor) and value.dim() and value.shape[0] == 1:
             # as PyTorch: leading size-1 dimensions of the value are dropped before it broadcasts
             ones = next((d for d, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(value.shape[ones:])
+        advanced = _function_module("advanced_indexing")
+        records = is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+        if advanced.needs_advanced(key) or (records and not self.is_leaf):
+            # written out of place (a differentiable where), then stored: see ops/advanced_indexing.py
+            self._check_inplace_allowed()
+            if records:
+                self._rebase_history(advanced.advanced_setitem_result(self, key, value))
+            else:
+                self._write(advanced.advanced_setitem_result(self.detach(), key, value))
+                self._bump_version()
+            return
+        target = self.detach()[key]
         target._check_inplace_allowed(value)
         if self.requires_grad and is_grad_enabled():
             raise RuntimeError(
