@@ -24,7 +24,13 @@ from .toplevel import (
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
-from .tensor import Tensor, matmul, where
+from .tensor import Tensor, matmul
+from .ops.indexing import gather, index_add, index_select, scatter_add
+from .ops.shape_ops import (
+    argwhere, chunk, flip, ger, masked_fill, masked_select, movedim, moveaxis, nonzero, outer, repeat_interleave,
+    roll, split, take_along_dim, tile, tril, triu, unbind, unique,
+)
+from .ops.shape_ops import where_or_nonzero as where
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16

@@ -1095,6 +1095,76 @@ class Tensor:
         self._bump_version()
         return self
 
+    # ---- shape and indexing methods (minitorch/ops/shape_ops.py, ops/indexing.py) ----
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple["Tensor", ...]:
+        return _shape_ops().chunk(self, chunks, dim)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple["Tensor", ...]:
+        return _shape_ops().split(self, split_size, dim)
+
+    def unbind(self, dim: int = 0) -> tuple["Tensor", ...]:
+        return _shape_ops().unbind(self, dim)
+
+    def flip(self, *dims: Any) -> "Tensor":
+        return _shape_ops().flip(self, dims[0] if len(dims) == 1 else dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> "Tensor":
+        return _shape_ops().roll(self, shifts, dims)
+
+    def movedim(self, source: Any, destination: Any) -> "Tensor":
+        return _shape_ops().movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def repeat(self, *sizes: Any) -> "Tensor":
+        return _shape_ops().repeat(self, *sizes)
+
+    def tile(self, *dims: Any) -> "Tensor":
+        return _shape_ops().tile(self, _shape_from_args(dims))
+
+    def repeat_interleave(self, repeats: Any, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> "Tensor":
+        return _shape_ops().repeat_interleave(self, repeats, dim)
+
+    def tril(self, diagonal: int = 0) -> "Tensor":
+        return _shape_ops().tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> "Tensor":
+        return _shape_ops().triu(self, diagonal)
+
+    def outer(self, vec2: "Tensor") -> "Tensor":
+        return _shape_ops().outer(self, vec2)
+
+    def masked_fill(self, mask: "Tensor", value: Any) -> "Tensor":
+        return _shape_ops().masked_fill(self, mask, value)
+
+    def masked_select(self, mask: "Tensor") -> "Tensor":
+        return _shape_ops().masked_select(self, mask)
+
+    def take_along_dim(self, indices: "Tensor", dim: Optional[int] = None) -> "Tensor":
+        return _shape_ops().take_along_dim(self, indices, dim)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        return _shape_ops().nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self) -> "Tensor":
+        return _shape_ops().nonzero(self)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> Any:  # noqa: A002
+        return _shape_ops().unique(self, sorted, return_inverse, return_counts, dim)
+
+    def gather(self, dim: int, index: "Tensor") -> "Tensor":
+        return _function_module("indexing").gather(self, dim, index)
+
+    def index_select(self, dim: int, index: "Tensor") -> "Tensor":
+        return _function_module("indexing").index_select(self, dim, index)
+
+    def index_add(self, dim: int, index: "Tensor", source: "Tensor", *, alpha: Any = 1) -> "Tensor":
+        return _function_module("indexing").index_add(self, dim, index, source, alpha=alpha)
+
+    def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
+        return _function_module("indexing").scatter_add(self, dim, index, src)
+
     # ---- printing ----
 
     def __repr__(self) -> str:
@@ -1229,6 +1299,10 @@ def _function_module(name: str) -> Any:
 
 def _functions() -> Any:
     return _function_module("elementwise")
+
+
+def _shape_ops() -> Any:
+    return _function_module("shape_ops")
 
 
 def _views() -> Any:

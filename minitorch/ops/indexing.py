@@ -130,7 +130,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     size = nonempty_shape(input.shape)[dim]
     bad = first_out_of_range(index, size)
     if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     scaled = source * alpha if alpha != 1 else source
     if input.dim() == 0:
         return ScatterAdd.apply(input, 0, index.reshape(()), scaled.reshape(()))
