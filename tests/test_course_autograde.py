@@ -10,7 +10,8 @@ expectations computed here rather than taken from the grader:
   ``results.json`` with score 0 and the error in the output;
 - a package with one wrong function gets partial credit: points times the fraction of the
   task's tests that pass, the fraction measured here by a plain pytest run;
-- usage errors (no package, unknown task) end with exit code 1 and no ``results.json``.
+- a submission without a package scores 0 with a message; an unknown task (the
+  instructor's mistake) ends with exit code 1 and no ``results.json``.
 
 One workspace per submission (``--workspace``) under the session's temporary folder.
 """
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from minitorch.course import autograde
 from minitorch.course.release import release
 from minitorch.course.tasks import Task, load_tasks
 
@@ -37,7 +39,7 @@ TEST_FILE = "tests/test_operators.py"
 GRADE_TIMEOUT = 300
 #: exit code of ``grade`` once a submission was graded, whatever its score
 GRADED = 0
-#: exit code of ``grade`` when it cannot grade at all (no package, unknown task)
+#: exit code of ``grade`` when the instructor asked for something it cannot do (unknown task)
 USAGE_ERROR = 1
 ENTRY_KEYS = {"name": str, "score": (int, float), "max_score": (int, float), "status": str, "output": str, "visibility": str}
 VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
@@ -240,14 +242,18 @@ def test_one_wrong_function_gets_partial_credit(task: Task, tmp_path: Path) -> N
 # ---------------------------------------------------------------------- usage errors
 
 
-def test_usage_errors_exit_without_results(tmp_path: Path) -> None:
+def test_submission_without_package_scores_zero_with_a_message(task: Task, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     done, results = grade_cli(empty, tmp_path / "no-package")
-    assert done.returncode == USAGE_ERROR
-    assert "minitorch" in done.stderr and "Traceback" not in done.stderr
-    assert not results.exists()
+    assert done.returncode == GRADED, done.stderr
+    assert "Traceback" not in done.stderr
+    data = load_results(results)
+    assert data["score"] == 0 and only_entry(data, task)["score"] == 0
+    assert "no minitorch/ folder" in data["output"]
 
+
+def test_unknown_task_is_a_usage_error_without_results(tmp_path: Path) -> None:
     results = tmp_path / "unknown" / "results.json"
     done = subprocess.run(
         [sys.executable, "-m", "minitorch.course", "grade", "--task", "99.99", "--results", str(results),
@@ -257,3 +263,17 @@ def test_usage_errors_exit_without_results(tmp_path: Path) -> None:
     assert done.returncode == USAGE_ERROR
     assert "99.99" in done.stderr and "Traceback" not in done.stderr
     assert not results.exists()
+
+
+# ---------------------------------------------------------------------- tests that pass on stubs
+
+
+def test_tests_passing_on_the_stub_carry_no_points(task: Task) -> None:
+    """Three tests, one of which passes on the stub: the other two share the points."""
+    outcomes = [autograde.TestOutcome("t::free", "passed"), autograde.TestOutcome("t::a", "passed"), autograde.TestOutcome("t::b", "failed")]
+    result = autograde.TaskResult(task, outcomes=outcomes, unscored={"t::free"})
+    assert (result.passed, result.total) == (1, 2)
+    assert result.score == pytest.approx(task.points / 2)
+    assert "1 more tests pass without any code written" in result.output()
+    stub_like = autograde.TaskResult(task, outcomes=[autograde.TestOutcome("t::free", "passed"), autograde.TestOutcome("t::b", "failed")], unscored={"t::free"})
+    assert stub_like.score == 0

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from .sandbox import Sandbox, installed_sources
 from .tasks import Task, load_tasks, step_of
 
 PLUGIN_MODULE = "minitorch_grading_plugin"
@@ -41,6 +42,16 @@ SUBMISSION_PARTS = ("minitorch",)
 #: what a workspace copy leaves behind
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis")
 POINTS_DIGITS = 2
+#: bytes of a plugin report read back (a larger one is cut: the rest counts as not run)
+MAX_REPORT_BYTES = 32 * 1024 * 1024
+#: where the grading plugin and the report live inside a sandbox workspace
+GRADING_DIR = ".grading"
+REPORT_NAME = "report.jsonl"
+#: the package folder of a submission and the file that makes it a package
+PACKAGE = "minitorch"
+PACKAGE_INIT = "__init__.py"
+NUMBA_CACHE = ".numba-cache"
+PYTEST_OPTIONS = ("-q", "--no-header", "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=short")
 
 
 @dataclass
@@ -58,14 +69,20 @@ class TaskResult:
     task: Task
     outcomes: list[TestOutcome] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # collection errors, crashes, timeouts
+    unscored: set[str] = field(default_factory=set)  # node ids that pass on the task's stub
+
+    @property
+    def scored(self) -> list[TestOutcome]:
+        """The outcomes that carry points: tests that fail on the task's stub."""
+        return [o for o in self.outcomes if o.nodeid not in self.unscored]
 
     @property
     def passed(self) -> int:
-        return sum(o.status == "passed" for o in self.outcomes)
+        return sum(o.status == "passed" for o in self.scored)
 
     @property
     def total(self) -> int:
-        return len(self.outcomes)
+        return len(self.scored)
 
     @property
     def score(self) -> float:
@@ -75,8 +92,11 @@ class TaskResult:
 
     def output(self) -> str:
         lines = [f"{self.passed}/{self.total} tests passed"]
+        free = len(self.outcomes) - len(self.scored)
+        if free:
+            lines.append(f"({free} more tests pass without any code written and carry no points)")
         lines.extend(self.problems)
-        failed = [o for o in self.outcomes if o.status != "passed"]
+        failed = [o for o in self.scored if o.status != "passed"]
         for outcome in failed:
             name = "a hidden test" if outcome.hidden else outcome.nodeid
             detail = f"{outcome.exception}: {outcome.message}" if outcome.exception else outcome.message
@@ -144,83 +164,228 @@ def run_pytest(
 
 
 def read_report(report: Path) -> tuple[dict[str, TestOutcome], list[str]]:
-    """The outcomes recorded in a plugin report (tests without a result are 'not run')."""
+    """The outcomes recorded in a plugin report (tests without a result are 'not run').
+
+    A line that is not a well-formed record is skipped and noted, never fatal."""
     outcomes: dict[str, TestOutcome] = {}
     errors: list[str] = []
-    if not report.exists():
+    if not report.is_file():
         return outcomes, errors
-    for line in report.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        if record["kind"] == "collected":
-            outcomes[record["nodeid"]] = TestOutcome(record["nodeid"], "not run", hidden=record["hidden"])
-        elif record["kind"] == "error":
-            errors.append(f"could not collect {record['nodeid']}:\n{record['output']}")
-        elif record["kind"] == "result" and record["nodeid"] in outcomes:
-            outcome = outcomes[record["nodeid"]]
+    malformed = 0
+    for line in report.read_bytes()[:MAX_REPORT_BYTES].decode("utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+            kind, nodeid = record["kind"], str(record["nodeid"])
+        except (ValueError, KeyError, TypeError):
+            malformed += 1
+            continue
+        if kind == "collected":
+            outcomes[nodeid] = TestOutcome(nodeid, "not run", hidden=bool(record.get("hidden")))
+        elif kind == "error":
+            errors.append(f"could not collect {nodeid}:\n{record.get('output', '')}")
+        elif kind == "result" and nodeid in outcomes:
+            outcome = outcomes[nodeid]
             if outcome.status == "failed":
                 continue  # a teardown error after a failure: keep the first failure
-            outcome.status = record["status"]
-            outcome.exception = record["exception"]
-            outcome.message = record["message"]
-            outcome.output = record["output"]
+            status = record.get("status")
+            outcome.status = status if status in ("passed", "failed", "skipped") else "failed"
+            outcome.exception = record.get("exception") if isinstance(record.get("exception"), str) else None
+            outcome.message = str(record.get("message", ""))
+            outcome.output = str(record.get("output", ""))
+    if malformed:
+        errors.append(f"{malformed} line(s) of the test report were not valid records and were ignored")
     return outcomes, errors
 
 
-def build_workspace(course_root: Path, submission: Path, workspace: Path) -> Path:
-    """Copy the submission's package and the course's tests into ``workspace`` (replaced)."""
-    if not (submission / "minitorch").is_dir():
-        raise FileNotFoundError(f"{submission} holds no minitorch/ package to grade")
-    workspace.mkdir(parents=True, exist_ok=True)
-    for part, source in [(p, course_root) for p in COURSE_PARTS] + [(p, submission) for p in SUBMISSION_PARTS]:
-        target = workspace / part
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
-            target.unlink()
-        if (source / part).is_dir():
-            shutil.copytree(source / part, target, ignore=IGNORED, copy_function=shutil.copy2)
-        elif (source / part).exists():
-            shutil.copy2(source / part, target)
+class SubmissionError(ValueError):
+    """A submission that cannot be graded at all; its message is one sentence for the student."""
+
+
+def find_package(submission: Path) -> Path:
+    """The submission's ``minitorch/`` folder, checked: a real folder with ``__init__.py`` and no links.
+
+    A submission uploaded as one enclosing folder (``repo/minitorch/``) is accepted too."""
+    if not submission.is_dir():
+        raise SubmissionError(f"The submission {submission.name!r} is not a folder.")
+    package = submission / PACKAGE
+    if not package.exists() and not package.is_symlink():
+        inner = [d for d in submission.iterdir() if d.is_dir() and not d.is_symlink() and (d / PACKAGE).is_dir()]
+        if len(inner) == 1:
+            package = inner[0] / PACKAGE
+        else:
+            found = ", ".join(sorted(p.name for p in submission.iterdir())[:10]) or "nothing"
+            raise SubmissionError(
+                f"The submission has no minitorch/ folder at its top level (it holds: {found}); upload the minitorch/ package folder."
+            )
+    if package.is_symlink() or not package.is_dir():
+        raise SubmissionError("The submission's minitorch/ must be a plain folder, not a link or a file.")
+    for folder, dirs, files in os.walk(package):
+        for name in dirs + files:
+            if Path(folder, name).is_symlink():
+                relative = Path(folder, name).relative_to(package.parent)
+                raise SubmissionError(f"The submission contains a symbolic link ({relative}); upload plain files only.")
+    if not (package / PACKAGE_INIT).is_file():
+        raise SubmissionError("The submission's minitorch/ folder has no __init__.py, so it is not a Python package.")
+    if all(f.stat().st_size == 0 for f in package.rglob("*.py")):
+        raise SubmissionError("The submission's minitorch/ package is empty: it holds no Python code.")
+    return package
+
+
+def build_workspace(course_root: Path, package: Path, workspace: Path, hidden: bool = False) -> Path:
+    """A fresh ``workspace``: a copy of the submission's package, the course's tests (the
+    hidden ones only when ``hidden``), ``pyproject.toml`` and the grading plugin.
+
+    Anything already in ``workspace`` is removed first: a reused folder is never trusted."""
+    if workspace.is_symlink() or workspace.is_file():
+        workspace.unlink()
+    elif workspace.exists():
+        shutil.rmtree(workspace)
+    workspace.mkdir(parents=True)
+    skip_hidden = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "hidden")
+    shutil.copytree(course_root / "tests", workspace / "tests", ignore=IGNORED if hidden else skip_hidden, symlinks=False)
+    if (course_root / "pyproject.toml").is_file():
+        shutil.copy(course_root / "pyproject.toml", workspace / "pyproject.toml")
+    shutil.copytree(package, workspace / PACKAGE, ignore=IGNORED, symlinks=True)
+    grading = workspace / GRADING_DIR
+    grading.mkdir()
+    shutil.copy(Path(__file__).with_name("grading_plugin.py"), grading / f"{PLUGIN_MODULE}.py")
     return workspace
 
 
-def import_check(workspace: Path) -> Optional[str]:
-    """None when ``import minitorch`` works in the workspace, else the traceback's tail."""
-    plugins = plugin_dir()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", "import minitorch"], cwd=workspace,
-            env=pytest_environment(workspace, plugins), capture_output=True, text=True, timeout=DEFAULT_TIMEOUT,
+def sandbox_env(workspace: Path, numba_cache: Path) -> dict[str, str]:
+    """What a graded process adds to the scrubbed environment: the plugin and the package on
+    its path, and the grading's Numba cache."""
+    return {
+        "PYTHONPATH": os.pathsep.join([str(workspace / GRADING_DIR), str(workspace)]),
+        "NUMBA_CACHE_DIR": str(numba_cache),
+    }
+
+
+def hidden_from_graded_code(course_root: Path) -> list[Path]:
+    """Folders graded code must not see: the course and where the installed minitorch lives."""
+    return [course_root, *installed_sources()]
+
+
+@dataclass
+class Grading:
+    """One submission's grading: the course, the package, and the folder its runs use."""
+
+    course_root: Path
+    package: Path
+    base: Path  # grader-owned; holds the logs and the sandbox workspace
+    timeout: float
+
+    def __post_init__(self) -> None:
+        self.base.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.base, 0o711)
+        self.workspace = self.base / "box"
+        self.logs = self.base / "logs"
+        self.logs.mkdir(exist_ok=True)
+        os.chmod(self.logs, 0o700)
+        self.sandbox = Sandbox.create(self.workspace, hidden_from_graded_code(self.course_root))
+        self.sandbox.writable = (".home", ".tmp", PACKAGE, GRADING_DIR)
+        # one Numba cache for all runs of this submission (the workspace path stays the same,
+        # so kernels compile once); never shared with another grading, which it could poison
+        self.numba_cache = self.base / NUMBA_CACHE
+        self.numba_cache.mkdir(exist_ok=True)
+        if self.sandbox.user is not None:
+            os.chown(self.numba_cache, self.sandbox.user.pw_uid, self.sandbox.user.pw_gid)
+        self.runs = 0
+
+    def run(self, argv: list[str], hidden: bool = False) -> tuple[Optional[int], str, Path]:
+        """Run ``argv`` (after the interpreter) on a fresh workspace; exit code, output tail, report."""
+        build_workspace(self.course_root, self.package, self.workspace, hidden=hidden)
+        self.sandbox.extra_env = sandbox_env(self.workspace, self.numba_cache)
+        self.runs += 1
+        log = self.logs / f"run{self.runs}.log"
+        done = self.sandbox.run([self.sandbox.interpreter(), *argv], self.timeout, log)
+        report = self.logs / f"run{self.runs}.jsonl"
+        produced = self.workspace / GRADING_DIR / REPORT_NAME
+        if produced.is_file() and not produced.is_symlink():
+            with open(produced, "rb") as source, open(report, "wb") as target:
+                target.write(source.read(MAX_REPORT_BYTES))
+        return done.returncode, done.output, report
+
+    def import_error(self) -> Optional[str]:
+        """None when ``import minitorch`` works in the sandbox, else what went wrong."""
+        code, tail, _ = self.run(["-c", f"import {PACKAGE}"])
+        if code is None:
+            return f"importing minitorch did not finish within {self.timeout:g} s (an endless loop or a wait at import time?)"
+        return None if code == 0 else tail[-MAX_TASK_OUTPUT:] or f"importing minitorch ended with exit code {code}"
+
+    def pytest(self, targets: list[str], task: Task, hidden: bool) -> tuple[Optional[int], str, Path]:
+        report = self.workspace / GRADING_DIR / REPORT_NAME
+        return self.run(
+            ["-m", "pytest", "-p", PLUGIN_MODULE, "--grading-report", str(report), *PYTEST_OPTIONS,
+             f"--grading-task={task.id}", *targets],
+            hidden=hidden,
         )
-    finally:
-        shutil.rmtree(plugins, ignore_errors=True)
-    return None if done.returncode == 0 else done.stderr[-MAX_TASK_OUTPUT:]
 
 
-def grade_task(workspace: Path, task: Task, timeout: float = DEFAULT_TIMEOUT) -> TaskResult:
-    """Run one task's tests (its listed files and the hidden tests) in a fresh process."""
+
+def grade_task(grading: Grading, task: Task, broken: Optional[str]) -> TaskResult:
+    """Run one task's listed test files in a fresh sandboxed process (the hidden tests come later)."""
     result = TaskResult(task)
-    targets = [t for t in task.tests if (workspace / t).exists()]
-    result.problems.extend(f"test file {t} is missing" for t in task.tests if t not in targets)
-    if (workspace / HIDDEN_TESTS_DIR).is_dir():
-        targets.append(HIDDEN_TESTS_DIR)
+    targets = [t for t in task.tests if (grading.course_root / t).exists() and not _is_hidden_path(t)]
+    result.problems.extend(f"test file {t} is missing" for t in task.tests if not (grading.course_root / t).exists())
+    if broken:
+        result.problems.insert(0, "not run: the package does not import (see the top of the output)")
+        return result
     if not targets:
         result.problems.append("no test file to run")
         return result
-    with tempfile.TemporaryDirectory(prefix="minitorch-grade-") as scratch:
-        report = Path(scratch, "report.jsonl")
-        code, tail = run_pytest(workspace, targets, report, tasks=[task.id], timeout=timeout)
-        outcomes, errors = read_report(report)
+    code, tail, report = grading.pytest(targets, task, hidden=False)
+    outcomes, errors = read_report(report)
     result.outcomes = list(outcomes.values())
     result.problems.extend(errors)
-    if code is None:
-        result.problems.append(f"the tests were stopped after {timeout:g} s (an endless loop?)")
-    elif code not in (0, 1, 5) or (code == 1 and not outcomes and not errors):
-        # 5 = nothing collected; anything else beyond 1 is a crash or a usage error
-        result.problems.append(f"pytest ended with exit code {code}:\n{tail}")
+    result.problems.extend(_run_problems(code, tail, outcomes, errors, grading.timeout))
     if not result.outcomes and not result.problems:
         result.problems.append("no test of this task was collected")
     return result
+
+
+def grade_hidden(grading: Grading, result: TaskResult) -> None:
+    """Run the hidden tests of ``result``'s task and add their outcomes; nothing about them is shown."""
+    if not (grading.course_root / HIDDEN_TESTS_DIR).is_dir():
+        return
+    code, tail, report = grading.pytest([HIDDEN_TESTS_DIR], result.task, hidden=True)
+    outcomes, errors = read_report(report)
+    for outcome in outcomes.values():
+        outcome.hidden = True
+        outcome.message = outcome.output = outcome.exception = ""
+    result.outcomes.extend(outcomes.values())
+    if errors or _run_problems(code, tail, outcomes, errors, grading.timeout):
+        result.problems.append("the hidden tests of this task did not all run (a crash, a timeout or a collection error)")
+
+
+def _is_hidden_path(path: str) -> bool:
+    return path == HIDDEN_TESTS_DIR or path.startswith(HIDDEN_TESTS_DIR + "/")
+
+
+def _run_problems(code: Optional[int], tail: str, outcomes: dict, errors: list, timeout: float) -> list[str]:
+    if code is None:
+        return [f"the tests were stopped after {timeout:g} s (an endless loop?)"]
+    if code < 0 or code not in (0, 1, 5) or (code == 1 and not outcomes and not errors):
+        # 5 = nothing collected; anything else beyond 1 is a crash, a signal or a usage error
+        what = f"was killed by signal {-code} (out of memory or CPU time?)" if code < 0 else f"ended with exit code {code}"
+        return [f"the test process {what}:\n{tail}"]
+    return []
+
+
+def choose_tasks(course_root: Path, steps: Optional[Iterable[int]], task_ids: Optional[Iterable[str]]) -> list[Task]:
+    """The tasks to grade (all by default); ValueError for an unknown task id."""
+    every = load_tasks(course_root)
+    tasks = list(every.values())
+    if steps is not None:
+        chosen_steps = set(steps)
+        tasks = [t for t in tasks if step_of(t.id) in chosen_steps]
+    if task_ids is not None:
+        chosen = set(task_ids)
+        unknown = chosen - set(every)
+        if unknown:
+            raise ValueError(f"unknown task ids: {', '.join(sorted(unknown))}")
+        tasks = [t for t in tasks if t.id in chosen]
+    return tasks
 
 
 def grade(
@@ -230,37 +395,40 @@ def grade(
     task_ids: Optional[Iterable[str]] = None,
     workspace: Optional[Path | str] = None,
     timeout: float = DEFAULT_TIMEOUT,
+    unscored: Optional[dict[str, set[str]]] = None,
 ) -> tuple[list[TaskResult], Optional[str]]:
     """Grade ``submission`` against the course at ``course_root``.
 
-    Returns the per-task results and, when the package fails to import, its traceback.
+    Returns the per-task results and, when the submission cannot run at all (a bad layout,
+    a package that does not import), one message saying why. ``workspace`` is wiped first.
+    ``unscored`` maps a task id to the node ids that carry no points (those passing on the
+    task's stub, see :mod:`.calibration`).
     """
-    course_root, submission = Path(course_root).resolve(), Path(submission).resolve()
-    tasks = list(load_tasks(course_root).values())
-    if steps is not None:
-        chosen_steps = set(steps)
-        tasks = [t for t in tasks if step_of(t.id) in chosen_steps]
-    if task_ids is not None:
-        chosen = set(task_ids)
-        unknown = chosen - {t.id for t in load_tasks(course_root).values()}
-        if unknown:
-            raise ValueError(f"unknown task ids: {', '.join(sorted(unknown))}")
-        tasks = [t for t in tasks if t.id in chosen]
-    owned = workspace is None
-    folder = Path(tempfile.mkdtemp(prefix="minitorch-workspace-")) if owned else Path(workspace).resolve()
+    course_root, submission = Path(course_root).resolve(), Path(submission).absolute()
+    tasks = choose_tasks(course_root, steps, task_ids)
     try:
-        build_workspace(course_root, submission, folder)
-        broken = import_check(folder)
-        results = []
-        for task in tasks:
-            result = grade_task(folder, task, timeout)
-            if broken:
-                result.problems.insert(0, "the package does not import (see the top of the output)")
-            results.append(result)
+        package = find_package(submission)
+    except SubmissionError as error:
+        return [TaskResult(t, problems=["not run: " + str(error)]) for t in tasks], str(error)
+    owned = workspace is None
+    base = Path(tempfile.mkdtemp(prefix="minitorch-grading-")) if owned else Path(workspace).absolute()
+    if not owned and base.exists():
+        shutil.rmtree(base)  # a reused workspace is never trusted
+    try:
+        grading = Grading(course_root, package, base, timeout)
+        broken = grading.import_error()
+        results = [grade_task(grading, task, broken) for task in tasks]
+        for result in results:
+            result.unscored = set((unscored or {}).get(result.task.id, ()))
+        if not broken:
+            for result in results:  # after every visible run: nothing they show can come from a hidden one
+                grade_hidden(grading, result)
+        if broken:
+            broken = "The package failed to import, so no test could run:\n" + broken
         return results, broken
     finally:
         if owned:
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(base, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------- reporting
@@ -287,12 +455,12 @@ def gradescope_results(results: list[TaskResult], broken: Optional[str]) -> dict
     """The ``results.json`` Gradescope reads."""
     output = "Graded task by task; each task scores its points times the fraction of its tests passed."
     if broken:
-        output = "The package failed to import, so most tests could not run:\n" + broken
+        output = broken
     return {
         "score": round(sum(r.score for r in results), POINTS_DIGITS),
         "output": output,
         "visibility": "visible",
-        "stdout_visibility": "visible",
+        "stdout_visibility": "hidden",  # the grader's log is for the instructor
         "tests": [
             {
                 "name": f"Task {r.task.id}: {r.task.title}",
@@ -308,7 +476,19 @@ def gradescope_results(results: list[TaskResult], broken: Optional[str]) -> dict
     }
 
 
-def write_results(results: list[TaskResult], broken: Optional[str], path: Path | str) -> None:
+def failure_results(message: str) -> dict:
+    """A ``results.json`` for a run that could not grade anything (score 0, ``message`` shown)."""
+    return {"score": 0, "output": message, "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
+
+
+def write_json(data: dict, path: Path | str) -> None:
+    """Write ``data`` to ``path`` atomically (a rename), so a reader never sees half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(gradescope_results(results, broken), indent=2) + "\n", encoding="utf-8")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+def write_results(results: list[TaskResult], broken: Optional[str], path: Path | str) -> None:
+    write_json(gradescope_results(results, broken), path)

@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .autograde import DEFAULT_TIMEOUT, grade, table, write_results
+import traceback
+
+from .autograde import DEFAULT_TIMEOUT, choose_tasks, failure_results, grade, table, write_json, write_results
+from .calibration import passing_on_stubs
 from .markers import MarkerError
 from .release import release, summary
 from .tasks import TaskFileError, task_table, update_table
@@ -37,15 +40,22 @@ def run_grade(args: argparse.Namespace) -> int:
     root = _course_root(args.root)
     submission = Path(args.submission or root)
     try:
+        tasks = choose_tasks(root, args.step or None, args.task or None)
+        unscored = passing_on_stubs(root, tasks, args.timeout)
         results, broken = grade(
             root, submission, steps=args.step or None, task_ids=args.task or None,
-            workspace=args.workspace, timeout=args.timeout,
+            workspace=args.workspace, timeout=args.timeout, unscored=unscored,
         )
-    except (FileNotFoundError, TaskFileError, ValueError) as error:
+    except (TaskFileError, ValueError) as error:  # the instructor's mistake: nothing was graded
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except Exception:  # a fault of the grader itself: the student still gets a results.json
+        traceback.print_exc()
+        write_json(failure_results("The autograder failed before it could grade this submission; please tell your instructor."), args.results)
+        print(f"results written to {args.results}")
+        return 1
     if broken:
-        print("the package does not import:\n" + broken)
+        print(broken)
     print(table(results))
     write_results(results, broken, args.results)
     print(f"results written to {args.results}")
