@@ -25,7 +25,13 @@ from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_stat
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
 from .tensor_repr import set_printoptions
-from .tensor import Tensor, where
+from .tensor import Tensor
+from .ops.indexing import gather, index_add, index_select, scatter_add
+from .ops.shape_ops import (
+    argwhere, chunk, flip, ger, masked_fill, masked_select, movedim, moveaxis, nonzero, outer, repeat_interleave,
+    roll, split, take_along_dim, tile, tril, triu, unbind, unique,
+)
+from .ops.shape_ops import where_or_nonzero as where
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16

@@ -577,14 +577,28 @@ class Tensor(elementwise.UnaryMath):
         return self[(slice(None),) * d + (slice(start, start + length),)]
 
     def __getitem__(self, key: Any) -> "Tensor":
+        advanced = _advanced_indexing()
+        if advanced.needs_advanced(key):
+            return advanced.advanced_getitem(self, key)
         return views.Slice.apply(self, key)
 
     def __setitem__(self, key: Any, value: Operand) -> None:
-        target = self.detach()[key]
         if isinstance(value, Tensor) and value.dim() and value.shape[0] == 1:
             # as PyTorch: leading size-1 dimensions of the value are dropped before it broadcasts
             ones = next((d for d, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(value.shape[ones:])
+        advanced = _advanced_indexing()
+        records = is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+        if advanced.needs_advanced(key) or (records and not self.is_leaf):
+            # written out of place (a differentiable where), then stored: see ops/advanced_indexing.py
+            self._check_inplace_allowed()
+            if records:
+                self._rebase_history(advanced.advanced_setitem_result(self, key, value))
+            else:
+                self._write(advanced.advanced_setitem_result(self.detach(), key, value))
+                self._bump_version()
+            return
+        target = self.detach()[key]
         target._check_inplace_allowed(value)
         if self.requires_grad and is_grad_enabled() and self.is_leaf:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
@@ -1255,6 +1269,76 @@ class Tensor(elementwise.UnaryMath):
 
     multiply = mul
 
+    # ---- shape and indexing methods (minitorch/ops/shape_ops.py, ops/indexing.py) ----
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple["Tensor", ...]:
+        return _shape_ops().chunk(self, chunks, dim)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple["Tensor", ...]:
+        return _shape_ops().split(self, split_size, dim)
+
+    def unbind(self, dim: int = 0) -> tuple["Tensor", ...]:
+        return _shape_ops().unbind(self, dim)
+
+    def flip(self, *dims: Any) -> "Tensor":
+        return _shape_ops().flip(self, dims[0] if len(dims) == 1 else dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> "Tensor":
+        return _shape_ops().roll(self, shifts, dims)
+
+    def movedim(self, source: Any, destination: Any) -> "Tensor":
+        return _shape_ops().movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def repeat(self, *sizes: Any) -> "Tensor":
+        return _shape_ops().repeat(self, *sizes)
+
+    def tile(self, *dims: Any) -> "Tensor":
+        return _shape_ops().tile(self, _shape_from_args(dims))
+
+    def repeat_interleave(self, repeats: Any, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> "Tensor":
+        return _shape_ops().repeat_interleave(self, repeats, dim)
+
+    def tril(self, diagonal: int = 0) -> "Tensor":
+        return _shape_ops().tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> "Tensor":
+        return _shape_ops().triu(self, diagonal)
+
+    def outer(self, vec2: "Tensor") -> "Tensor":
+        return _shape_ops().outer(self, vec2)
+
+    def masked_fill(self, mask: "Tensor", value: Any) -> "Tensor":
+        return _shape_ops().masked_fill(self, mask, value)
+
+    def masked_select(self, mask: "Tensor") -> "Tensor":
+        return _shape_ops().masked_select(self, mask)
+
+    def take_along_dim(self, indices: "Tensor", dim: Optional[int] = None) -> "Tensor":
+        return _shape_ops().take_along_dim(self, indices, dim)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        return _shape_ops().nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self) -> "Tensor":
+        return _shape_ops().nonzero(self)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> Any:  # noqa: A002
+        return _shape_ops().unique(self, sorted, return_inverse, return_counts, dim)
+
+    def gather(self, dim: int, index: "Tensor") -> "Tensor":
+        return _indexing().gather(self, dim, index)
+
+    def index_select(self, dim: int, index: "Tensor") -> "Tensor":
+        return _indexing().index_select(self, dim, index)
+
+    def index_add(self, dim: int, index: "Tensor", source: "Tensor", *, alpha: Any = 1) -> "Tensor":
+        return _indexing().index_add(self, dim, index, source, alpha=alpha)
+
+    def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
+        return _indexing().scatter_add(self, dim, index, src)
+
     # ---- printing ----
 
     def __repr__(self) -> str:
@@ -1380,6 +1464,27 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if b.dim() == 1:
         out = out.squeeze(-1)
     return out
+
+
+# ops modules that import this one, imported on first use (shape and indexing section)
+
+
+def _shape_ops() -> Any:
+    from .ops import shape_ops
+
+    return shape_ops
+
+
+def _advanced_indexing() -> Any:
+    from .ops import advanced_indexing
+
+    return advanced_indexing
+
+
+def _indexing() -> Any:
+    from .ops import indexing
+
+    return indexing
 
 
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:

@@ -158,3 +158,15 @@ def test_skip_init_errors_match_torch(torch_ref: Any) -> None:
             skip(module_cls)
         with pytest.raises(RuntimeError, match="Expected a Module; got"):
             skip(int)
+
+
+def test_deprecated_clip_grad_norm_warns_and_clips_like_torch(torch_ref: Any) -> None:
+    ours, theirs = _params(minitorch), _params(torch_ref)
+    with pytest.warns(FutureWarning, match="deprecated in favor of `torch.nn.utils.clip_grad_norm_`") as caught:
+        total = minitorch.nn.utils.clip_grad_norm(ours, 0.5)
+    with pytest.warns(FutureWarning) as reference:
+        expected = torch_ref.nn.utils.clip_grad_norm(theirs, 0.5)
+    assert str(caught[0].message) == str(reference[0].message)
+    assert total.item() == pytest.approx(expected.item(), rel=RTOL)
+    for got, want in zip(_grads(ours), _grads(theirs)):
+        np.testing.assert_allclose(got, want, rtol=RTOL)

@@ -12,6 +12,8 @@ from where it was added to. Embedding lookup, ``one_hot``-free cross-entropy and
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..autograd.function import Context, Function
 from ..dispatch import empty, gather_op, map_op, scatter_add_op
 from ..index_checks import INDEX_DTYPES, first_out_of_range, nonempty_shape
@@ -106,3 +108,33 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     shape[dim] = flat.numel()
     expanded = flat.view([-1 if d == dim else 1 for d in range(input.dim())]).expand(*shape)
     return Gather.apply(input, dim, expanded)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """PyTorch's ``torch.index_add``: ``input`` with ``alpha * source``'s slices added at rows ``index`` along ``dim``.
+
+    A repeated index adds every slice that names it.
+    """
+    dim = _normalize_dim(dim, input.dim())
+    if index.dim() > 1:
+        raise IndexError("index_add_(): Index is supposed to be a vector")
+    if index.dtype not in INDEX_DTYPES:
+        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index")
+    if source.dim() != input.dim() and not (source.dim() <= 1 and input.dim() <= 1):
+        raise IndexError("index_add_(): Source/destination tensor must have same slice shapes.")
+    src_rows = source.shape[dim] if source.dim() else 1
+    if index.numel() != src_rows:
+        raise RuntimeError(
+            "index_add_(): Number of indices (" + str(index.numel()) + ") should be equal to source.size(dim) (" + str(src_rows) + ")"
+        )
+    size = nonempty_shape(input.shape)[dim]
+    bad = first_out_of_range(index, size)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    scaled = source * alpha if alpha != 1 else source
+    if input.dim() == 0:
+        return ScatterAdd.apply(input, 0, index.reshape(()), scaled.reshape(()))
+    scaled = scaled.reshape(scaled.shape if scaled.dim() else (1,))
+    shape = list(scaled.shape)
+    expanded = index.reshape(-1).view([-1 if d == dim else 1 for d in range(input.dim())]).expand(*shape)
+    return ScatterAdd.apply(input, dim, expanded, scaled)

@@ -1,4 +1,5 @@
-"""Optimizers (``SGD``, ``Adam``, ``AdamW``, ``Adamax``, ``RMSprop``, ``Adagrad``) and ``lr_scheduler``.
+"""Optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``, ``Adamax``,
+``NAdam``, ``RAdam``, ``ASGD``, ``Rprop``) and ``lr_scheduler``.
 
 Each optimizer updates its parameters in place, with tensor operations under ``no_grad``,
 so it runs on any backend and device and keeps working on the same ``Parameter`` objects
@@ -8,12 +9,20 @@ after ``module.to(...)``. Update rules and option names follow PyTorch's.
 from __future__ import annotations
 
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Adamax", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = [
+    "ASGD", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop",
+    "Rprop", "lr_scheduler",
+]

@@ -6,8 +6,8 @@ from typing import Any, Optional
 
 from ..creation import full_like, tensor
 from ..tensor import Tensor
-from .adam import next_step
-from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
+from .common import check_flags, check_non_negative, decayed, directed, next_step
+from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1e-2
 DEFAULT_EPS = 1e-10
@@ -29,19 +29,12 @@ class Adagrad(Optimizer):
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = DEFAULT_EPS, foreach: Optional[bool] = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: Optional[bool] = None) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_non_negative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                           initial_accumulator_value=initial_accumulator_value, eps=eps)
+        check_flags(type(self).__name__, differentiable)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
-                    **implementation_options("Adagrad", differentiable=differentiable, fused=fused)}
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
         # like PyTorch, every parameter given here starts from the constructor's value,
         # even in a group that names its own ``initial_accumulator_value``
@@ -53,11 +46,9 @@ class Adagrad(Optimizer):
         if not state:  # a parameter of a group added after construction
             state.update(_initial_state(param, group["initial_accumulator_value"]))
         # BEGIN SOLUTION 6.4
-        if group["maximize"]:
-            grad = -grad
+        grad = directed(grad, group)
         step = next_step(state)
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        grad = decayed(param, grad, group)
         step_lr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         state["sum"].add_(grad * grad)
         param.sub_(grad / (state["sum"].sqrt() + group["eps"]), alpha=step_lr)

@@ -7,7 +7,8 @@ from typing import Any, Optional
 
 from ..creation import tensor, zeros_like
 from ..tensor import Tensor
-from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
+from .common import check_betas, check_flags, check_non_negative, decayed, directed, next_step
+from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1e-3
 DEFAULT_BETAS = (0.9, 0.999)
@@ -16,25 +17,13 @@ DEFAULT_EPS = 1e-8
 
 def check_adam_options(lr: float, betas: tuple[float, float], eps: float, weight_decay: float) -> None:
     """Raise ``ValueError`` naming the first option out of range (PyTorch's checks)."""
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    for index, beta in enumerate(betas):
-        if not 0.0 <= beta < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    check_non_negative(lr=lr, eps=eps)
+    check_betas(betas)
+    check_non_negative(weight_decay=weight_decay)
 
 
-def next_step(state: dict[str, Any]) -> int:
-    """Count one more step in ``state["step"]`` (a float32 0-d tensor, as PyTorch keeps it)."""
-    state["step"].add_(1)
-    return int(state["step"].item())
-
-
-def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup, decoupled: bool) -> None:
-    r"""One Adam (``decoupled=False``) or AdamW (``decoupled=True``) step for one parameter.
+def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
+    r"""One Adam step for one parameter (AdamW's with the group's ``decoupled_weight_decay``).
 
     .. math::
         m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t,\qquad v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2,\\
@@ -52,16 +41,11 @@ def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: Param
         state["exp_avg_sq"] = zeros_like(param)
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = zeros_like(param)
-    lr, weight_decay, eps = group["lr"], group["weight_decay"], group["eps"]
+    lr, eps = group["lr"], group["eps"]
     beta1, beta2 = group["betas"]
-    if group["maximize"]:
-        grad = -grad
+    grad = directed(grad, group)
     step = next_step(state)
-    if weight_decay != 0:
-        if decoupled:
-            param.mul_(1 - lr * weight_decay)
-        else:
-            grad = grad + weight_decay * param
+    grad = decayed(param, grad, group)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
     exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
@@ -77,7 +61,8 @@ def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: Param
 
 
 class Adam(Optimizer):
-    """Adam (Kingma and Ba, 2015); ``amsgrad`` keeps the running maximum of the second moment."""
+    """Adam (Kingma and Ba, 2015); ``amsgrad`` keeps the running maximum of the second moment,
+    ``decoupled_weight_decay`` makes it AdamW."""
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,
                  eps: float = DEFAULT_EPS, weight_decay: float = 0, amsgrad: bool = False, *,
@@ -85,12 +70,12 @@ class Adam(Optimizer):
                  differentiable: bool = False, fused: Optional[bool] = None,
                  decoupled_weight_decay: bool = False) -> None:
         check_adam_options(lr, betas, eps, weight_decay)
-        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize,
-                    **implementation_options(type(self).__name__, foreach=foreach, capturable=capturable,
-                                             differentiable=differentiable, fused=fused),
+        check_flags(type(self).__name__, differentiable)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
-        adam_update(param, grad, state, group, decoupled=group.get("decoupled_weight_decay", False))
+        adam_update(param, grad, state, group)

@@ -15,8 +15,8 @@ class AdamW(Adam):
 
     Each step first shrinks the parameter, :math:`\theta \leftarrow (1 - \gamma\lambda)\,\theta`,
     then takes Adam's step on the raw gradient; the decay is not rescaled by the moment
-    estimates as it would be in Adam with ``weight_decay``. It is ``Adam(..., decoupled_weight_decay=True)``
-    with a larger default decay, as in PyTorch.
+    estimates as it would be in Adam with ``weight_decay``. (It is ``Adam`` with
+    ``decoupled_weight_decay=True`` and a nonzero default decay.)
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,

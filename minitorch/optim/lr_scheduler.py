@@ -42,6 +42,13 @@ ONE_CYCLE_MAX_MOMENTUM = 0.95
 PLATEAU_PATIENCE = 10
 PLATEAU_THRESHOLD = 1e-4
 PLATEAU_EPS = 1e-8
+CYCLIC_STEP_SIZE_UP = 2000
+CYCLIC_BASE_MOMENTUM = 0.8
+CYCLIC_MAX_MOMENTUM = 0.9
+CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
+CONSTANT_FACTOR = 1.0 / 3
+CONSTANT_TOTAL_ITERS = 5
+POLYNOMIAL_TOTAL_ITERS = 5
 
 
 class LRScheduler:
@@ -63,6 +70,10 @@ class LRScheduler:
                     )
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """Reset the step count and take the step that sets the first rates."""
         self._step_count = 0
         self._is_initial = True
         self.step()
@@ -256,6 +267,14 @@ class LinearLR(LRScheduler):
         return [base * (self.start_factor + (self.end_factor - self.start_factor) * progress) for base in self.base_lrs]
 
 
+def set_momentum(group: dict[str, Any], value: float, use_beta1: bool) -> None:
+    """Set a group's momentum: ``betas[0]`` for Adam-like optimizers, else ``momentum``."""
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
 def _per_group(name: str, optimizer: Optimizer, value: Union[float, Sequence[float]]) -> list[float]:
     """One value per param group: a list/tuple of the right length, or a scalar repeated."""
     if isinstance(value, (list, tuple)):
@@ -339,10 +358,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _set_momentum(self, group: dict[str, Any], value: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
+        set_momentum(group, value, self.use_beta1)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
         """From ``start`` (pct 0) to ``end`` (pct 1): half a cosine or a straight line."""
@@ -458,7 +474,298 @@ class ReduceLROnPlateau(LRScheduler):
         return self.cooldown_counter > 0
 
 
+
+
+class _LRScheduler(LRScheduler):
+    """The base class's older name, kept by PyTorch for existing subclasses."""
+
+
+class ConstantLR(LRScheduler):
+    """``lr = initial_lr * factor`` for the first ``total_iters`` epochs, then ``initial_lr``."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = CONSTANT_FACTOR, total_iters: int = CONSTANT_TOTAL_ITERS,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current_lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._current_lrs()
+        return [lr * (1.0 / self.factor) for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        after = self.last_epoch >= self.total_iters
+        return [base * (self.factor + after * (1 - self.factor)) for base in self.base_lrs]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Each epoch multiplies the current rate by ``lr_lambda(epoch)`` (one function per group or one for all)."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Union[Callable[[int], float], Sequence[Callable[[int], float]]],
+                 last_epoch: int = -1) -> None:
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch > 0:
+            return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, self._current_lrs())]
+        return self._current_lrs()
+
+
+class PolynomialLR(LRScheduler):
+    r""":math:`\text{lr} = \text{initial\_lr}\,(1 - \min(t, T)/T)^{p}` over ``total_iters`` :math:`T`."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = POLYNOMIAL_TOTAL_ITERS, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+            return self._current_lrs()
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [lr * decay for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        remaining = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * remaining**self.power for base in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    r"""Cosine annealing restarted every :math:`T_i` epochs (SGDR, Loshchilov and Hutter, 2017):
+    :math:`\eta_t = \eta_{\min} + \tfrac12(\eta_0 - \eta_{\min})(1 + \cos(\pi T_{cur}/T_i))`, with
+    :math:`T_{i+1} = T_{mult}\, T_i`. ``step(epoch)`` accepts fractional epochs."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,  # noqa: N803
+                 last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base in self.base_lrs]
+
+    def step(self, epoch: Optional[float] = None) -> None:  # type: ignore[override]
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur - self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    restarts = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**restarts - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**restarts
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self._step_count += 1
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = self._current_lrs()
+
+
+def _check_schedulers(kind: str, schedulers: Sequence[LRScheduler], optimizer: Optional[Optimizer],
+                      purpose: str = "") -> Optimizer:
+    """The optimizer every scheduler of a composite must share."""
+    if len(schedulers) < 1:
+        raise ValueError(f"{kind} expects at least one scheduler{purpose}, but got no scheduler.")
+    optimizer = optimizer or schedulers[0].optimizer
+    for index, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{kind} at index {index} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{kind} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
+                f"specified when calling `step`, but got one at index {index} in the given schedulers sequence."
+            )
+        if scheduler.optimizer is not optimizer:
+            raise ValueError(
+                f"{kind} expects all schedulers to belong to the same optimizer, but got scheduler "
+                f"{type(scheduler).__name__} at index {index} has {scheduler.optimizer}, which is different from "
+                f"{type(optimizer).__name__}."
+            )
+    return optimizer
+
+
+class _Composite(LRScheduler):
+    """Shared by schedulers made of other schedulers: their state dicts nest."""
+
+    _schedulers: list[LRScheduler]
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        nested = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, saved in zip(self._schedulers, nested):
+            scheduler.load_state_dict(saved)
+
+    def recursive_undo(self) -> None:
+        """Take back the first step each inner scheduler took when it was built."""
+        for scheduler in self._schedulers:
+            if isinstance(scheduler, _Composite):
+                scheduler.recursive_undo()
+            else:
+                scheduler.last_epoch -= 1
+
+
+class SequentialLR(_Composite):
+    """Run ``schedulers[i]`` from ``milestones[i-1]`` on; each takes over from epoch 0 of its own."""
+
+    def __init__(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler], milestones: Sequence[int],
+                 last_epoch: int = -1) -> None:
+        _check_schedulers(type(self).__name__, schedulers, optimizer)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
+                f"milestone points, but got number of schedulers {len(schedulers)} and the number of milestones to "
+                f"be equal to {len(milestones)}"
+            )
+        self._schedulers = list(schedulers)
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self.recursive_undo()
+        first = bisect_right(self._milestones, 0)
+        self._schedulers[first]._initial_step()
+        self._last_lr = self._schedulers[first].get_last_lr()
+
+    def step(self) -> None:  # type: ignore[override]
+        self.last_epoch += 1
+        index = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Composite):
+    """Step every scheduler of the chain at once: their (chainable) rules compose."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optional[Optimizer] = None) -> None:
+        self.optimizer = _check_schedulers(type(self).__name__, schedulers, optimizer, " to be chained")
+        self._schedulers = list(schedulers)
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def step(self) -> None:  # type: ignore[override]
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+
+class CyclicLR(LRScheduler):
+    r"""Rates cycling between ``base_lr`` and ``max_lr`` (Smith, 2017), one step per batch.
+
+    With cycle :math:`c = \lfloor 1 + t/(u+d) \rfloor` and position :math:`x = 1 + t/(u+d) - c`,
+    the height climbs linearly over ``step_size_up`` :math:`u` and falls over ``step_size_down``
+    :math:`d`, scaled per cycle (``triangular``: 1, ``triangular2``: :math:`2^{1-c}`) or per
+    iteration (``exp_range``: :math:`\gamma^t`), or by a given ``scale_fn``. With
+    ``cycle_momentum`` the momentum (or ``betas[0]``) moves the opposite way.
+    """
+
+    def __init__(self, optimizer: Optimizer, base_lr: Union[float, Sequence[float]],
+                 max_lr: Union[float, Sequence[float]], step_size_up: int = CYCLIC_STEP_SIZE_UP,
+                 step_size_down: Optional[int] = None, mode: str = "triangular", gamma: float = 1.0,
+                 scale_fn: Optional[Callable[[float], float]] = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float = CYCLIC_BASE_MOMENTUM,
+                 max_momentum: float = CYCLIC_MAX_MOMENTUM, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in CYCLIC_MODES and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode if scale_fn is not None else ("iterations" if mode == "exp_range" else "cycle")
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for high, low, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    set_momentum(group, high, self.use_beta1)
+                    group["max_momentum"] = high
+                    group["base_momentum"] = low
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x: float) -> float:
+        """The height's scale at cycle or iteration ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> list[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base + (high - base) * scale_factor * scale for base, high in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                set_momentum(group, high - (high - low) * scale_factor * scale, self.use_beta1)
+        return lrs
+
+
 __all__ = [
-    "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "OneCycleLR",
-    "ReduceLROnPlateau", "StepLR",
+    "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CyclicLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
+    "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "PolynomialLR",
+    "ReduceLROnPlateau", "SequentialLR", "StepLR",
 ]

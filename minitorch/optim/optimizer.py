@@ -40,21 +40,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def implementation_options(name: str, **flags: Optional[bool]) -> dict[str, Optional[bool]]:
-    """PyTorch's implementation switches (``foreach``, ``differentiable``, ``fused``, ``capturable``), checked.
-
-    They pick among PyTorch's kernels and never change the result; minitorch has one
-    implementation, so ``foreach`` is accepted as given, and the switches that promise a
-    behaviour minitorch lacks (gradients through the step, fused or graph-captured
-    kernels) are refused when set. The flags are returned in the caller's order, to be
-    stored in ``defaults`` so that ``state_dict()`` carries the same keys as PyTorch's.
-    """
-    for flag in ("differentiable", "fused", "capturable"):
-        if flags.get(flag):
-            raise NotImplementedError(f"{name}: {flag}=True is not supported by minitorch (got {flag}={flags[flag]!r})")
-    return flags
-
-
 def _typename(value: Any) -> str:
     if isinstance(value, Tensor):
         return "minitorch.Tensor"
@@ -210,8 +195,10 @@ class Optimizer:
             if index in param_of:
                 param = param_of[index]
                 self.state[param] = {key: _cast_state(key, value, param) for key, value in buffers.items()}
+        # options a checkpoint from another version lacks keep this optimizer's defaults
         self.param_groups = [
-            dict(copy.deepcopy({key: value for key, value in saved.items() if key != "params"}), params=group["params"])
+            {**self.defaults, **copy.deepcopy({key: value for key, value in saved.items() if key != "params"}),
+             "params": group["params"]}
             for group, saved in zip(self.param_groups, saved_groups)
         ]
         # END SOLUTION

@@ -6,8 +6,8 @@ from typing import Any, Optional
 
 from ..creation import tensor, zeros_like
 from ..tensor import Tensor
-from .adam import next_step
-from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
+from .common import check_flags, check_non_negative, decayed, directed, next_step
+from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1e-2
 DEFAULT_ALPHA = 0.99
@@ -30,17 +30,8 @@ class RMSprop(Optimizer):
                  eps: float = DEFAULT_EPS, weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach: Optional[bool] = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
-        implementation_options("RMSprop", capturable=capturable, differentiable=differentiable)
+        check_non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        check_flags(type(self).__name__, differentiable)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
                     "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable}
@@ -49,18 +40,16 @@ class RMSprop(Optimizer):
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
         # BEGIN SOLUTION 6.3
         if not state:
-            state["step"] = tensor(0.0)
+            state["step"] = tensor(0.0)  # first, as PyTorch orders the state
             state["square_avg"] = zeros_like(param)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = zeros_like(param)
             if group["centered"]:
                 state["grad_avg"] = zeros_like(param)
         alpha = group["alpha"]
-        if group["maximize"]:
-            grad = -grad
+        grad = directed(grad, group)
         next_step(state)
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        grad = decayed(param, grad, group)
         square_avg = state["square_avg"]
         square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
         if group["centered"]:

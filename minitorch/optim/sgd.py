@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, ParamGroup, ParamsT, implementation_options
+from .common import check_flags, check_non_negative, decayed, directed
+from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1e-3
 
@@ -29,25 +30,18 @@ class SGD(Optimizer):
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
+        check_flags(type(self).__name__, differentiable)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
-                    "nesterov": nesterov, "maximize": maximize,
-                    **implementation_options("SGD", foreach=foreach, differentiable=differentiable, fused=fused)}
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach,
+                    "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
         # BEGIN SOLUTION 6.1
-        if group["maximize"]:
-            grad = -grad
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
+        grad = decayed(param, directed(grad, group), group)
         momentum = group["momentum"]
         if momentum != 0:
             buffer = state.get("momentum_buffer")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .init import skip_init
 from . import rnn  # noqa: E402 - nn.utils.rnn, as in PyTorch
 
 __all__ = [
-    "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "parameters_to_vector",
+    "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "parameters_to_vector",
     "rnn", "skip_init", "vector_to_parameters",
 ]

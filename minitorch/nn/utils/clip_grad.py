@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Iterable, Optional, Union
 
 from ...autograd import no_grad
@@ -91,6 +92,17 @@ def clip_grad_norm_(parameters: Parameters, max_norm: float, norm_type: float = 
     return total_norm
 
 
+def clip_grad_norm(parameters: Parameters, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: Optional[bool] = None) -> Tensor:
+    """The deprecated name of :func:`clip_grad_norm_` (same result, with PyTorch's ``FutureWarning``)."""
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
 def clip_grad_value_(parameters: Parameters, clip_value: float, foreach: Optional[bool] = None) -> None:
     """Clamp every gradient entry into ``[-clip_value, clip_value]``, in place."""
     clip_value = float(clip_value)
@@ -102,4 +114,4 @@ def clip_grad_value_(parameters: Parameters, clip_value: float, foreach: Optiona
                 # END SOLUTION
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "vector_norm"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "vector_norm"]

@@ -1,0 +1,229 @@
+r"""Advanced indexing: ``t[mask]``, ``t[index_tensor]``, ``t[range(n), labels]`` and their writes.
+
+An index made of integer tensors (or lists, ranges, tuples of ints) and boolean masks, mixed
+with ints, slices, ``None`` and ``...``, selects elements by position:
+
+.. math::
+    \mathrm{out}[b, \dots] = t[\dots, I_1[b], \dots, I_k[b], \dots]
+
+where the index tensors :math:`I_1 \dots I_k` broadcast together to the shape of :math:`b`
+(a boolean mask of rank :math:`r` counts as the :math:`r` index tensors of its ``nonzero()``).
+As in PyTorch, ints and slices are applied first (a basic view); the broadcast dimensions
+replace the indexed ones where the index tensors stand side by side, and go first when a
+slice, ``None`` or ``...`` separates them.
+
+The read is one ``index_select`` of a flat position, so autograd needs no rule of its own: the
+gradient of a read element is scatter-added back, duplicates summing. A write builds the new
+values out of place (a ``where`` between the old values and the scattered new ones) and
+stores them in the tensor; with duplicate positions the last value written wins.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..creation import tensor as make_tensor
+from ..index_checks import INDEX_DTYPES
+from ..tensor import Tensor, where
+from .indexing import index_add, index_select
+
+_SEQUENCE_TYPES = (list, tuple, range)
+
+
+def _is_advanced(item: Any) -> bool:
+    if isinstance(item, Tensor):
+        return item.dim() > 0 or item.dtype is dtypes.bool_
+    if isinstance(item, np.ndarray):
+        return True
+    return isinstance(item, _SEQUENCE_TYPES)
+
+
+def needs_advanced(key: Any) -> bool:
+    """Whether ``key`` holds an index tensor, a mask or a sequence (anything basic indexing cannot do)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return any(_is_advanced(item) or isinstance(item, bool) for item in items)
+
+
+def _as_index_array(item: Any) -> np.ndarray:
+    """An index item as a host array of int64 or bool, with PyTorch's error for other dtypes."""
+    if isinstance(item, Tensor):
+        if item.dtype is not dtypes.bool_ and item.dtype not in INDEX_DTYPES and item.dtype.is_floating_point:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        values = np.asarray(item.detach().cpu().numpy())
+    else:
+        values = np.asarray(list(item) if isinstance(item, range) else item)
+        if values.size == 0 and values.dtype != np.bool_:
+            values = values.astype(np.int64)
+    if values.dtype == np.bool_:
+        return values
+    if not np.issubdtype(values.dtype, np.integer):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return values.astype(np.int64)
+
+
+def _normalized_items(key: Any) -> list[Any]:
+    """``key`` as a list of items; a list holding sequences or slices counts as a tuple (as in PyTorch)."""
+    if isinstance(key, list) and any(isinstance(k, (*_SEQUENCE_TYPES, slice, Tensor)) or k is None or k is Ellipsis for k in key):
+        key = tuple(key)
+    items = list(key) if isinstance(key, tuple) else [key]
+    normalized: list[Any] = []
+    for item in items:
+        if isinstance(item, bool):  # True adds a dimension of size 1, as None does; False an empty one
+            normalized.append(None)
+            normalized.append(np.zeros((1 if item else 0,), dtype=np.int64))
+        elif _is_advanced(item):
+            normalized.append(_as_index_array(item))
+        else:
+            normalized.append(item)
+    return normalized
+
+
+def _split_basic(items: list[Any], ndim: int) -> tuple[tuple[Any, ...], list[tuple[int, np.ndarray]], list[int]]:
+    """The basic key (advanced items replaced by full slices), and each advanced index with the
+    dimension of the basic view it indexes; masks become one index per masked dimension.
+
+    Also returns, for each advanced index, its position in the key (to tell whether they are adjacent).
+    """
+    consumed = sum(
+        (item.ndim if isinstance(item, np.ndarray) and item.dtype == np.bool_ else 1)
+        for item in items
+        if item is not None and item is not Ellipsis
+    )
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if sum(1 for item in items if item is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    basic: list[Any] = []
+    advanced: list[tuple[int, np.ndarray]] = []
+    positions: list[int] = []
+    view_dim = 0  # dimension of the basic view the next item stands for
+    for position, item in enumerate(items):
+        if item is Ellipsis:
+            skipped = ndim - consumed
+            basic.extend([slice(None)] * skipped)
+            view_dim += skipped
+        elif item is None or isinstance(item, slice):
+            basic.append(item)
+            view_dim += 1
+        elif isinstance(item, np.ndarray):
+            if item.dtype == np.bool_:
+                mask_dims = item.ndim
+                basic.extend([slice(None)] * mask_dims)
+                advanced.append((view_dim, item))  # checked and split once the view's shape is known
+                positions.append(position)
+                view_dim += mask_dims
+            else:
+                basic.append(slice(None))
+                advanced.append((view_dim, item))
+                positions.append(position)
+                view_dim += 1
+        else:
+            basic.append(item)  # an int: removes its dimension
+    return tuple(basic), advanced, positions
+
+
+def _expand_masks(advanced: list[tuple[int, np.ndarray]], shape: tuple[int, ...], source_shape: tuple[int, ...]) -> list[tuple[int, np.ndarray]]:
+    """Each boolean mask checked against the dimensions it covers and replaced by its ``nonzero()`` columns."""
+    expanded: list[tuple[int, np.ndarray]] = []
+    for dim, values in advanced:
+        if values.dtype != np.bool_:
+            expanded.append((dim, values))
+            continue
+        for offset, size in enumerate(values.shape):
+            if dim + offset >= len(shape) or shape[dim + offset] != size:
+                raise IndexError(
+                    f"The shape of the mask {list(values.shape)} at index {offset} does not match the shape of "
+                    f"the indexed tensor {list(source_shape)} at index {dim + offset}"
+                )
+        for offset, column in enumerate(np.nonzero(values)):
+            expanded.append((dim + offset, column.astype(np.int64)))
+    return expanded
+
+
+def _broadcast(indices: list[np.ndarray]) -> list[np.ndarray]:
+    try:
+        return list(np.broadcast_arrays(*indices))
+    except ValueError:
+        shapes = ", ".join(str(list(i.shape)) for i in indices)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") from None
+
+
+class _Plan:
+    """Where an advanced index reads: the basic view, its indexed dimensions, and the flat positions."""
+
+    def __init__(self, source: Tensor, key: Any):
+        items = _normalized_items(key)
+        basic_key, advanced, positions = _split_basic(items, source.dim())
+        view = source[basic_key]
+        advanced = _expand_masks(advanced, tuple(view.shape), tuple(source.shape))
+        dims = [dim for dim, _ in advanced]
+        indices = _broadcast([values for _, values in advanced])
+        sizes = [view.shape[d] for d in dims]
+        flat = np.zeros(indices[0].shape, dtype=np.int64)
+        for ordinal, (values, size) in enumerate(zip(indices, sizes)):
+            bad = (values < -size) | (values >= size)
+            if bad.any():
+                raise IndexError(f"index {int(values[bad].flat[0])} is out of bounds for dimension {ordinal} with size {size}")
+            flat = flat * size + np.where(values < 0, values + size, values)
+        self.view, self.dims, self.flat = view, dims, flat
+        # side by side in the key (no slice, None or ... between): the result dims stay in place
+        self.in_place = all(b - a == 1 for a, b in zip(positions, positions[1:]))
+
+    def gather(self, values: Tensor) -> Tensor:
+        """``values`` (the basic view, or any tensor of its shape) at the planned positions."""
+        rest = [d for d in range(values.dim()) if d not in self.dims]
+        moved = values.permute(*self.dims, *rest)
+        rest_shape = tuple(values.shape[d] for d in rest)
+        flat_view = moved.reshape((-1,) + rest_shape)
+        index = make_tensor(self.flat.reshape(-1), dtype=dtypes.int64, device=values.device)
+        picked = index_select(flat_view, 0, index).reshape(self.flat.shape + rest_shape)
+        if not self.in_place or not self.dims:
+            return picked
+        # put the broadcast dims where the first indexed dimension was
+        first, count = self.dims[0], self.flat.ndim
+        before = list(range(count, count + first))
+        order = before + list(range(count)) + list(range(count + first, picked.dim()))
+        return picked.permute(*order)
+
+
+def advanced_getitem(source: Tensor, key: Any) -> Tensor:
+    """``source[key]`` for a key holding index tensors, masks or sequences."""
+    plan = _Plan(source, key)
+    return plan.gather(plan.view)
+
+
+def advanced_setitem_result(source: Tensor, key: Any, value: Any) -> Tensor:
+    """The values ``source`` holds after ``source[key] = value`` (out of place, differentiable).
+
+    The flat position of every selected element is found by indexing ``arange(numel)`` the same way;
+    where a position repeats, the last value written wins.
+    """
+    from ..creation import arange, zeros
+
+    positions = arange(source.numel(), dtype=dtypes.int64, device=source.device).reshape(source.shape)[key]
+    picked = positions.detach().cpu().numpy().reshape(-1)
+    if not isinstance(value, Tensor):
+        value = make_tensor(value, dtype=source.dtype, device=source.device)
+    else:
+        value = value.to(device=source.device, dtype=source.dtype)
+    try:
+        value = value.expand(positions.shape) if value.shape != positions.shape else value
+    except RuntimeError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to indexing result of shape {list(positions.shape)}"
+        ) from None
+    value = value.reshape(-1)
+    # the last write of each position: reverse, take the first occurrence
+    last = len(picked) - 1 - np.unique(picked[::-1], return_index=True)[1]
+    last.sort()
+    targets = picked[last]
+    written = np.zeros(source.numel(), dtype=bool)
+    written[targets] = True
+    flat_source = source.reshape(-1)
+    chosen = index_select(value, 0, make_tensor(last, dtype=dtypes.int64, device=source.device)) if len(last) else value[:0]
+    placed = index_add(zeros(source.numel(), dtype=source.dtype, device=source.device), 0, make_tensor(targets, dtype=dtypes.int64, device=source.device), chosen)
+    mask = make_tensor(written, dtype=dtypes.bool_, device=source.device)
+    return where(mask, placed, flat_source).reshape(source.shape)

@@ -1,0 +1,303 @@
+"""Shape and selection ops built from views, ``cat``, ``where`` and index reads.
+
+Each op here is a composition of differentiable pieces (``narrow``, ``index_select``, ``expand``,
+``permute``, ``where``), so autograd follows it without a rule of its own. The positions an op
+reads are worked out on the host with NumPy (they depend on shapes, or on the values of
+non-differentiable index tensors such as masks), never by a Python loop over elements.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from .. import dtypes
+from ..creation import cat
+from ..creation import tensor as make_tensor
+from ..tensor import Tensor, _normalize_dim, where
+from .indexing import gather, index_select
+
+IntOrSizes = Union[int, Sequence[int]]
+
+
+def _positions(values: Any, device: Any) -> Tensor:
+    return make_tensor(np.asarray(values, dtype=np.int64), dtype=dtypes.int64, device=device)
+
+
+def _host(t: Tensor) -> np.ndarray:
+    return np.asarray(t.detach().cpu().numpy())
+
+
+def _sizes(args: tuple) -> tuple[int, ...]:
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else tuple(args)
+
+
+# ---- splitting ----
+
+
+def split(tensor: Tensor, split_size_or_sections: IntOrSizes, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of ``split_size_or_sections`` elements (the last may be shorter), or of the listed sizes."""
+    d = _normalize_dim(dim, tensor.dim())
+    size = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0:
+            if size:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+            return (tensor,)
+        sizes = [min(step, size - start) for start in range(0, size, step)] or [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != size or any(s < 0 for s in sizes):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
+                f"but got split_sizes={sizes}"
+            )
+    starts = np.cumsum([0] + sizes[:-1])
+    return tuple(tensor.narrow(d, int(start), n) for start, n in zip(starts, sizes))
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """At most ``chunks`` pieces of equal size (the last may be shorter)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _normalize_dim(dim, input.dim())
+    size = input.shape[d]
+    return split(input, max(1, math.ceil(size / chunks)), d) if size else (input,) * 1
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """The slices along ``dim``, that dimension removed."""
+    d = _normalize_dim(dim, input.dim())
+    return tuple(input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
+
+
+# ---- reordering ----
+
+
+def _dims(dims: IntOrSizes, ndim: int) -> list[int]:
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    normalized = [_normalize_dim(d, ndim) for d in dims]
+    if len(set(normalized)) != len(normalized):
+        raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims size={len(set(normalized))}")
+    return normalized
+
+
+def flip(input: Tensor, dims: IntOrSizes) -> Tensor:  # noqa: A002
+    """The elements in reverse order along each of ``dims``."""
+    out = input
+    for d in _dims(dims, input.dim()):
+        out = index_select(out, d, _positions(np.arange(out.shape[d] - 1, -1, -1), out.device))
+    return out
+
+
+def roll(input: Tensor, shifts: IntOrSizes, dims: Optional[IntOrSizes] = None) -> Tensor:  # noqa: A002
+    r"""Elements shifted along ``dims`` with wrap-around: :math:`\mathrm{out}[(i + s) \bmod n] = x[i]`."""
+    if dims is None:
+        if not isinstance(shifts, int) and len(shifts) != 1:
+            raise RuntimeError(f"`shifts` required to be of size 1 when `dims` is not specified, got {len(shifts)}")
+        shift = shifts if isinstance(shifts, int) else shifts[0]
+        return roll(input.flatten(), shift, 0).view(input.shape)
+    shift_list = [shifts] if isinstance(shifts, int) else list(shifts)
+    dim_list = [dims] if isinstance(dims, int) else list(dims)
+    if len(shift_list) != len(dim_list):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shift_list)}, dims:{len(dim_list)}")
+    out = input
+    for shift, dim in zip(shift_list, dim_list):
+        d = _normalize_dim(dim, input.dim())
+        n = out.shape[d]
+        if n:
+            out = index_select(out, d, _positions((np.arange(n) - shift) % n, out.device))
+    return out
+
+
+def movedim(input: Tensor, source: IntOrSizes, destination: IntOrSizes) -> Tensor:  # noqa: A002
+    """Dimensions ``source`` moved to positions ``destination``; the others keep their order."""
+    ndim = input.dim()
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of dims "
+            f"as destination ({dst} dims)"
+        )
+    src = [_normalize_dim(d, ndim) for d in src]
+    dst = [_normalize_dim(d, ndim) for d in dst]
+    order: list[Optional[int]] = [None] * ndim
+    for s, t in zip(src, dst):
+        order[t] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    return input.permute(*[d if d is not None else next(rest) for d in order])
+
+
+moveaxis = movedim
+
+
+# ---- repeating ----
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
+    """``input`` tiled ``sizes[d]`` times along each dimension (leading sizes add dimensions)."""
+    reps = _sizes(sizes)
+    if len(reps) < input.dim():
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    shape = (1,) * (len(reps) - input.dim()) + tuple(input.shape)
+    interleaved = input.reshape(tuple(v for n in shape for v in (1, n)))
+    expanded = interleaved.expand(tuple(v for r, n in zip(reps, shape) for v in (r, n)))
+    return expanded.reshape(tuple(r * n for r, n in zip(reps, shape)))
+
+
+def tile(input: Tensor, dims: Sequence[int]) -> Tensor:  # noqa: A002
+    """``repeat`` with missing leading repetitions taken as 1."""
+    dims = tuple(dims)
+    return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
+
+
+def repeat_interleave(input: Tensor, repeats: Any, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> Tensor:  # noqa: A002
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in place."""
+    if dim is None:
+        input, dim = input.flatten(), 0  # noqa: A001
+    d = _normalize_dim(dim, input.dim())
+    counts = _host(repeats) if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if counts.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    n = input.shape[d]
+    if counts.ndim == 1 and counts.size != 1 and counts.size != n:
+        raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{counts.size} and input.size({d}) = {n}")
+    return index_select(input, d, _positions(np.repeat(np.arange(n), counts.reshape(-1) if counts.size != 1 else int(counts.reshape(-1)[0])), input.device))
+
+
+# ---- triangles and products ----
+
+
+def _triangle(input: Tensor, diagonal: int, lower: bool, name: str) -> Tensor:  # noqa: A002
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    rows, cols = input.shape[-2:]
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+    keep = offset <= diagonal if lower else offset >= diagonal
+    mask = make_tensor(keep, dtype=dtypes.bool_, device=input.device)
+    return where(mask, input, make_tensor(0, dtype=input.dtype, device=input.device))
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """The lower triangle of the last two dimensions (``j - i <= diagonal``); the rest zero."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """The upper triangle of the last two dimensions (``j - i >= diagonal``); the rest zero."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
+    r"""The outer product :math:`\mathrm{out}_{ij} = a_i b_j` of two vectors."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+ger = outer
+
+
+# ---- masks ----
+
+#: the C++ type names PyTorch's mask errors print for each dtype
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "float64": "double", "float32": "float", "float16": "c10::Half", "uint8": "unsigned char"}
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
+    """``value`` where ``mask`` holds (broadcast), else ``input``."""
+    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
+        found = _C_TYPE_NAMES.get(mask.dtype.name, mask.dtype.name) if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {found}")
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
+            )
+        fill = value.to(input.dtype)
+    else:
+        fill = make_tensor(value, dtype=input.dtype, device=input.device)
+    out = where(mask, fill, input)
+    if out.shape != input.shape:
+        raise RuntimeError(f"The size of the mask {list(mask.shape)} must match the size of the tensor {list(input.shape)}")
+    return out
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002
+    """The elements of ``input`` where ``mask`` holds (both broadcast), as a vector."""
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+    from ..tensor_data import shape_broadcast
+
+    shape = shape_broadcast(tuple(input.shape), tuple(mask.shape))
+    return input.expand(shape)[mask.expand(shape)] if shape else input.reshape(1)[mask.reshape(1)]
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:  # noqa: A002
+    """``gather`` with ``indices`` broadcast against ``input`` in every dimension but ``dim``."""
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    d = _normalize_dim(dim, input.dim())
+    from ..tensor_data import shape_broadcast
+
+    common = list(shape_broadcast(tuple(input.shape), tuple(indices.shape)))
+    input_shape, index_shape = list(common), list(common)
+    input_shape[d], index_shape[d] = input.shape[d], indices.shape[d]
+    return gather(input.expand(tuple(input_shape)), d, indices.expand(tuple(index_shape)))
+
+
+# ---- positions of values (not differentiable) ----
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    """The positions of the non-zero elements: an ``(n, ndim)`` int64 tensor, or one vector per dimension."""
+    values = _host(input)
+    if as_tuple:
+        columns = np.nonzero(values.reshape(1) if values.ndim == 0 else values)
+        return tuple(_positions(c, input.device) for c in columns)
+    if values.ndim == 0:
+        return _positions(np.zeros((int(values != 0), 0)), input.device)
+    return _positions(np.argwhere(values), input.device)
+
+
+def argwhere(input: Tensor) -> Tensor:  # noqa: A002
+    return nonzero(input)
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> Any:  # noqa: A002
+    """The distinct values (sorted), with where each element went and how often each occurs if asked."""
+    values = _host(input)
+    axis = None if dim is None else _normalize_dim(dim, input.dim())
+    found = np.unique(values, return_inverse=True, return_counts=True, axis=axis)
+    uniq, inverse, counts = found
+    out = make_tensor(uniq, dtype=input.dtype, device=input.device)
+    if axis is None:
+        inverse = inverse.reshape(values.shape)
+    result: list[Tensor] = [out]
+    if return_inverse:
+        result.append(_positions(inverse.reshape(-1) if axis is not None else inverse, input.device))
+    if return_counts:
+        result.append(_positions(counts, input.device))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def where_or_nonzero(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    """``torch.where``: with one argument the positions where ``condition`` holds, else the elementwise choice."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return where(condition, input, other)

@@ -1,0 +1,70 @@
+"""NAdam: Adam with Nesterov momentum and a warming-up momentum schedule."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..creation import tensor, zeros_like
+from ..tensor import Tensor
+from .adam import DEFAULT_BETAS, DEFAULT_EPS
+from .common import check_betas, check_flags, check_non_negative, decayed, directed, next_step
+from .optimizer import Optimizer, ParamGroup, ParamsT
+
+DEFAULT_LR = 2e-3
+DEFAULT_MOMENTUM_DECAY = 4e-3
+#: the base of the momentum warm-up :math:`\mu_t = \beta_1 (1 - \tfrac12 \cdot 0.96^{t\psi})`
+WARMUP_BASE = 0.96
+
+
+def momentum_at(beta1: float, step: int, momentum_decay: float) -> float:
+    """:math:`\\mu_t`, the momentum coefficient of step ``step``."""
+    return beta1 * (1.0 - 0.5 * WARMUP_BASE ** (step * momentum_decay))
+
+
+class NAdam(Optimizer):
+    r"""NAdam (Dozat, 2016).
+
+    .. math::
+        m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t,\quad v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2,\quad
+        d_t = \sqrt{v_t / (1-\beta_2^t)} + \epsilon,\\
+        \theta_t = \theta_{t-1} - \gamma \frac{1-\mu_t}{1-\prod_{i\le t}\mu_i} \frac{g_t}{d_t}
+                   - \gamma \frac{\mu_{t+1}}{1-\prod_{i\le t+1}\mu_i} \frac{m_t}{d_t}
+
+    The running product of the :math:`\mu_i` is kept, as PyTorch keeps it, in a 0-d tensor of
+    the default float dtype (``state["mu_product"]``).
+    """
+
+    def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,
+                 eps: float = DEFAULT_EPS, weight_decay: float = 0, momentum_decay: float = DEFAULT_MOMENTUM_DECAY,
+                 decoupled_weight_decay: bool = False, *, foreach: Optional[bool] = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False) -> None:
+        check_non_negative(lr=lr, eps=eps)
+        check_betas(betas)
+        check_non_negative(weight_decay=weight_decay, momentum_decay=momentum_decay)
+        check_flags(type(self).__name__, differentiable)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
+        if not state:
+            state["step"] = tensor(0.0)
+            state["mu_product"] = tensor(1.0)
+            state["exp_avg"] = zeros_like(param)
+            state["exp_avg_sq"] = zeros_like(param)
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        grad = directed(grad, group)
+        step = next_step(state)
+        grad = decayed(param, grad, group)
+        mu = momentum_at(beta1, step, group["momentum_decay"])
+        mu_next = momentum_at(beta1, step + 1, group["momentum_decay"])
+        state["mu_product"].mul_(mu)
+        mu_product = state["mu_product"].item()
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        denominator = (exp_avg_sq / (1 - beta2**step)).sqrt() + group["eps"]
+        param.sub_(grad / denominator, alpha=lr * (1 - mu) / (1 - mu_product))
+        param.sub_(exp_avg / denominator, alpha=lr * mu_next / (1 - mu_product * mu_next))
