@@ -7,7 +7,8 @@ when their lines have the same text between numbers and their numbers are printe
 (point, exponent, the decimals of formatted output) and equal within a
 relative tolerance (``DEFAULT_RTOL``; a script may loosen it with a ``# compat: rtol=1e-4``
 line, or set an absolute floor with ``# compat: atol=1e-9``). Object addresses (``0x7f...``)
-are masked before comparing.
+are masked before comparing, and minitorch's own qualified names (``minitorch.Size``,
+``minitorch.float32``) read as PyTorch's: a program printing them is right for minitorch.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ NUMBER = re.compile(
 #: object addresses (``<... object at 0x7f...>``) differ between any two runs
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
 MARKER = re.compile(r"^#\s*compat:\s*(?P<key>rtol|atol)\s*=\s*(?P<value>\S+)\s*$", re.M)
+#: ``minitorch.`` as the start of a qualified name (``minitorch.Size``, ``dtype=minitorch.int32``),
+#: not inside another name (``myminitorch.x``), a path (``/minitorch.py``) or a bare mention
+OWN_PREFIX = re.compile(r"(?<![\w./\\-])minitorch\.(?=[A-Za-z_])")
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Warning)\b.*")
 
 
@@ -140,13 +144,19 @@ def close(a: str, b: str, rtol: float, atol: float) -> bool:
     return abs(x - y) <= atol + rtol * max(abs(x), abs(y))
 
 
+def as_torch_names(text: str) -> str:
+    """minitorch's output with its qualified names spelled as PyTorch's (``torch.Size``)."""
+    return OWN_PREFIX.sub("torch.", text)
+
+
 def compare(expected: str, actual: str, rtol: float, atol: float, partial: bool = False) -> Optional[str]:
     """The first difference between two outputs, or None when they agree.
 
     With ``partial`` the actual output may stop early (its run failed): only the lines it
     printed are compared.
     """
-    want, got = ADDRESS.sub("0x?", expected).splitlines(), ADDRESS.sub("0x?", actual).splitlines()
+    want = ADDRESS.sub("0x?", expected).splitlines()
+    got = ADDRESS.sub("0x?", as_torch_names(actual)).splitlines()
     for number, (a, b) in enumerate(zip(want, got), start=1):
         if a == b:
             continue

@@ -22,6 +22,9 @@ RTOL, ATOL = 1e-6, 1e-12
         ("tensor([nan, -inf])", "tensor([nan, -inf])"),
         ("<MseLossBackward0 object at 0x7f00aa>", "<MseLossBackward0 object at 0x55cc01>"),
         ("grad 1e-17", "grad 0.0"),  # round-off at zero, below the absolute floor
+        ("torch.Size([2, 3])", "minitorch.Size([2, 3])"),  # minitorch's own qualified names
+        ("tensor([1, 2], dtype=torch.int32) torch.int32", "tensor([1, 2], dtype=minitorch.int32) minitorch.int32"),
+        ("(torch.float64,)", "(minitorch.float64,)"),
     ],
 )
 def test_outputs_that_agree(torch_line: str, minitorch_line: str) -> None:
@@ -31,7 +34,10 @@ def test_outputs_that_agree(torch_line: str, minitorch_line: str) -> None:
 @pytest.mark.parametrize(
     "torch_line, minitorch_line",
     [
-        ("torch.Size([2, 3])", "minitorch.Size([2, 3])"),  # text between numbers
+        ("torch.Size([2, 3])", "torch.Shape([2, 3])"),  # text between numbers
+        ("torch.Size([2])", "myminitorch.Size([2])"),  # only minitorch's own prefix is renamed
+        ("torch.py", "/minitorch.py"),  # a path is not a qualified name
+        ("module torch", "module minitorch"),  # nor is a bare mention
         ("0.0001", "0.0002"),  # values
         ("tensor(1.)", "tensor(1.0000)"),  # formatted decimals
         ("tensor([0.1000])", "tensor([1.0000e-01])"),  # scientific notation

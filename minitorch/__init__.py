@@ -5,26 +5,27 @@
 
 from __future__ import annotations
 
-from . import autograd, backends, cuda, random
+from . import accelerator, autograd, backends, cuda, random
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange, as_tensor, cat, concat, empty, empty_like, eye, from_numpy, full, full_like, is_tensor, linspace,
     numel, ones, ones_like, rand, rand_like, randint, randn, randn_like, stack, tensor, zeros, zeros_like,
 )
-from .device import device
+from .device import device, get_default_device, set_default_device
 from .generator import Generator
 from .dtypes import (
     bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
 )
+from .ops.elementwise import abs, cos, exp, log, relu, sigmoid, sin, sqrt, tanh
 from .toplevel import (
-    abs, all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, exp, flatten, isclose, log, max, maximum,
-    mean, min, minimum, mm, permute, pow, relu, reshape, sigmoid, sqrt, squeeze, std, sum, tanh, transpose,
-    unsqueeze, var,
+    all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, flatten, isclose, matmul, max, maximum,
+    mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
-from .tensor import Tensor, matmul, where
+from .tensor_repr import set_printoptions
+from .tensor import Tensor, where
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16

@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes
 from .device import DeviceLike, as_device
 from .dispatch import empty as empty_on_device, resolve_device
-from .random import default_generator
+from .generator import default_generator_of
 from .tensor import Tensor, _move_to_device, _shape_from_args, _normalize_dim
 from .tensor_data import check_new_shape
 from .ops.views import Cat
@@ -46,8 +46,12 @@ def _finish(array: np.ndarray, dtype: Any, device: DeviceLike, requires_grad: bo
     return t
 
 
-def _infer_numpy(data: Any) -> np.ndarray:
-    """NumPy array of nested lists/numbers with PyTorch's dtype inference."""
+def _infer_numpy(data: Any, keep_float64: bool = False) -> np.ndarray:
+    """NumPy array of nested lists/numbers with PyTorch's dtype inference.
+
+    ``keep_float64``: Python floats stay float64 (an explicit ``dtype`` follows), so that
+    ``tensor([0.1], dtype=float64)`` is not rounded through the default float32.
+    """
     if isinstance(data, Tensor):
         return data.detach()._host_numpy().copy()
     if isinstance(data, np.ndarray):
@@ -57,7 +61,7 @@ def _infer_numpy(data: Any) -> np.ndarray:
     array = np.array(data)
     if array.dtype == object:
         raise TypeError(f"can't build a tensor from {type(data).__name__} with ragged or non-numeric entries")
-    if array.dtype.kind == "f":
+    if array.dtype.kind == "f" and not keep_float64:
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu" and not isinstance(data, np.ndarray):
         array = array.astype(np.int64)
@@ -71,7 +75,7 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
 
     Floats become float32, ints int64 and bools bool, unless ``dtype`` says otherwise.
     """
-    return _finish(_infer_numpy(data), dtype, device, requires_grad)
+    return _finish(_infer_numpy(data, keep_float64=dtype is not None), dtype, device, requires_grad)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: DeviceLike = None) -> Tensor:
@@ -151,13 +155,9 @@ def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLi
 
 
 def _generator(device: DeviceLike) -> np.random.Generator:
-    """The generator of ``device``'s kind: cuda tensors draw from :mod:`minitorch.cuda`'s own
+    """The generator of ``device``'s kind: cuda tensors draw from the cuda device's own
     (on the host, then copied to the device), so their draws leave the cpu sequence alone."""
-    if as_device(device).type == "cuda":
-        from . import cuda
-
-        return cuda.default_generator()
-    return default_generator()
+    return default_generator_of(as_device(device).type).numpy_generator()
 
 
 def _random_float_dtype(dtype: Any) -> dtypes.dtype:

@@ -11,8 +11,9 @@ every attempt to put a tensor on ``'cuda'`` raises a RuntimeError that says why.
 Numba's CUDA support is imported only when one of these functions (or a cuda tensor)
 needs it: ``import minitorch`` and the cpu path never load it.
 
-Random numbers: cuda tensors have their own generator (NumPy's PCG64, as the cpu one),
-seeded with the same seed by :func:`minitorch.manual_seed` and alone by :func:`manual_seed`.
+Random numbers: cuda tensors have their own :class:`~minitorch.generator.Generator`
+(``default_generators[0]``, NumPy's PCG64 as the cpu one), seeded with the same seed by
+:func:`minitorch.manual_seed` and alone by :func:`manual_seed`.
 Its numbers are drawn on the host and copied to the device, so a seed gives the same
 values on a GPU, on the simulator and on the cpu, while drawing on one device leaves the
 other's sequence where it was (as in PyTorch). Its state round-trips through
@@ -21,15 +22,10 @@ other's sequence where it was (as in PyTorch). Its state round-trips through
 
 from __future__ import annotations
 
-import secrets
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
-import numpy as np
-
-from .random import DEFAULT_SEED
-
-if TYPE_CHECKING:
-    from .tensor import Tensor
+from .generator import Generator, default_generator_of
+from .tensor import Tensor
 
 #: the environment variable that makes Numba run CUDA kernels on its simulator
 SIMULATOR_VARIABLE = "NUMBA_ENABLE_CUDASIM"
@@ -91,33 +87,24 @@ def synchronize(device: Any = None) -> None:
 
 # ---- random numbers ----
 
-_generator = np.random.Generator(np.random.PCG64(DEFAULT_SEED))  # the cpu one's start
-_initial_seed = DEFAULT_SEED
-
-
-def default_generator() -> np.random.Generator:
-    """The generator random cuda tensors draw from (on the host; values are then copied over)."""
-    return _generator
+#: the generator of each GPU (there is one); random cuda tensors draw from it on the host
+default_generators: tuple[Generator, ...] = (default_generator_of("cuda"),)
 
 
 def manual_seed(seed: int) -> None:
     """Seed the cuda generator (of the one device)."""
-    global _generator, _initial_seed
-    seed = int(seed)
-    if not -(2**63) <= seed < 2**64:
-        raise RuntimeError(f"Overflow when unpacking long: seed {seed} must fit in 64 bits")
-    _initial_seed = seed % 2**64
-    _generator = np.random.Generator(np.random.PCG64(_initial_seed))
+    default_generators[0].manual_seed(seed)
 
 
 def manual_seed_all(seed: int) -> None:
     """Seed the generator of every GPU (there is one)."""
-    manual_seed(seed)
+    for generator in default_generators:
+        generator.manual_seed(seed)
 
 
 def seed() -> None:
     """Seed the cuda generator from a non-deterministic source."""
-    manual_seed(secrets.randbits(63))
+    default_generators[0].seed()
 
 
 def seed_all() -> None:
@@ -126,41 +113,25 @@ def seed_all() -> None:
 
 def initial_seed() -> int:
     """The seed the cuda generator was last given."""
-    return _initial_seed
+    return default_generators[0].initial_seed()
 
 
-def get_rng_state(device: Any = "cuda") -> "Tensor":
+def get_rng_state(device: Any = "cuda") -> Tensor:
     """The cuda generator's state, a uint8 tensor on the cpu (as PyTorch's)."""
-    from .random import read_state
-    from .tensor import Tensor
-
-    raw = read_state(_generator.bit_generator)
-    return Tensor._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
+    return default_generators[0].get_state()
 
 
-def set_rng_state(new_state: "Tensor", device: Any = "cuda") -> None:
+def set_rng_state(new_state: Tensor, device: Any = "cuda") -> None:
     """Restore a state returned by :func:`get_rng_state`."""
-    from . import dtypes
-    from .random import STATE_BYTES, WORD_BYTES, write_state
-
-    if getattr(new_state, "dtype", None) is not dtypes.uint8 or new_state.numel() != STATE_BYTES:
-        raise RuntimeError(
-            f"set_rng_state expects a uint8 tensor of {STATE_BYTES} bytes from get_rng_state, got "
-            f"{getattr(new_state, 'dtype', type(new_state).__name__)} with "
-            f"{new_state.numel() if hasattr(new_state, 'numel') else '?'} elements"
-        )
-    raw = bytes(new_state.detach().cpu().numpy().tobytes())
-    if raw[2 * WORD_BYTES] not in (0, 1):
-        raise RuntimeError("set_rng_state: corrupt state (bad cached-value flag)")
-    write_state(_generator.bit_generator, raw)
+    default_generators[0].set_state(new_state, caller="set_rng_state")
 
 
-def get_rng_state_all() -> list["Tensor"]:
+def get_rng_state_all() -> list[Tensor]:
     """One state per GPU (an empty list without one, as PyTorch)."""
     return [get_rng_state(index) for index in range(device_count())]
 
 
-def set_rng_state_all(new_states: Sequence["Tensor"]) -> None:
+def set_rng_state_all(new_states: Sequence[Tensor]) -> None:
     """Restore the states from :func:`get_rng_state_all`, one per GPU."""
     for state in new_states:
         set_rng_state(state)

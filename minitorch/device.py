@@ -31,6 +31,15 @@ class device:  # noqa: N801 - PyTorch's spelling
         self.type = kind
         self.index = index
 
+    def __enter__(self) -> "device":
+        """``with device('cuda'):`` makes this the default device of factory functions inside the block."""
+        _DEFAULT_STACK.append(get_default_device())
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        set_default_device(_DEFAULT_STACK.pop())
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             other = device(other)
@@ -55,8 +64,24 @@ DeviceLike = Union[str, device, None]
 CPU = device("cpu")
 
 
+#: where factory functions put tensors when no ``device=`` is given (see ``set_default_device``)
+_default_device = CPU
+#: the defaults that ``with device(...):`` blocks replaced, innermost last
+_DEFAULT_STACK: list[device] = []
+
+
+def set_default_device(value: DeviceLike) -> None:
+    """Make ``value`` the device of tensors made without ``device=`` (``None`` restores the CPU)."""
+    global _default_device
+    _default_device = CPU if value is None else as_device(value)
+
+
+def get_default_device() -> device:
+    return _default_device
+
+
 def as_device(value: DeviceLike) -> device:
-    """``None`` means the CPU; strings are parsed."""
+    """``None`` means the default device (the CPU unless ``set_default_device`` changed it); strings are parsed."""
     if value is None:
-        return CPU
+        return _default_device
     return value if isinstance(value, device) else device(value)

@@ -64,17 +64,16 @@ def transfer(t: "Tensor", target: "DeviceLike") -> "Tensor":
     With the backends' ``upload``/``download``, the only place where values cross between
     the host and a GPU.
     """
-    from .tensor import Tensor
-
+    tensor = tensor_class()
     target = resolve_device(target)
     if target == t.device:
         return t
     source = backend_for(t.device.type)
     if target.type == "cpu":
         host = source.download(t._data)
-        return Tensor._make(TensorData(host.reshape(-1), t.shape), target)
+        return tensor._make(TensorData(host.reshape(-1), t.shape), target)
     host = t._data.numpy_view() if t.device.type == "cpu" else source.download(t._data)
-    return Tensor._make(TensorData(backend_for(target.type).upload(host), t.shape), target)
+    return tensor._make(TensorData(backend_for(target.type).upload(host), t.shape), target)
 
 
 def backend_of(t: "Tensor") -> "Backend":
@@ -213,11 +212,16 @@ def scatter_add_op(src: "Tensor", dim: int, index: "Tensor", out: "Tensor") -> "
 _TENSOR_CLASS: "Optional[type[Tensor]]" = None
 
 
-def tensor_class() -> "type[Tensor]":
-    """:class:`~minitorch.tensor.Tensor`, imported on first use (it imports this module)."""
+def register_tensor_type(cls: "type[Tensor]") -> None:
+    """Make ``cls`` the class results are made of (``tensor.py`` registers ``Tensor``, so this
+    module, below it, never imports it)."""
     global _TENSOR_CLASS
-    if _TENSOR_CLASS is None:
-        from .tensor import Tensor
+    _TENSOR_CLASS = cls
 
-        _TENSOR_CLASS = Tensor
+
+def tensor_class() -> "type[Tensor]":
+    """The registered :class:`~minitorch.tensor.Tensor` class."""
+    if _TENSOR_CLASS is None:
+        raise RuntimeError("no tensor type registered: import minitorch first")
     return _TENSOR_CLASS
+

@@ -8,7 +8,6 @@ from :mod:`minitorch.ops`; the math lives there.
 
 from __future__ import annotations
 
-import importlib
 import math
 import threading
 from collections import OrderedDict, namedtuple
@@ -22,9 +21,12 @@ from .autograd import engine
 from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
-from .dispatch import empty, map_op, zip_op
+from .dispatch import empty, map_op, register_tensor_type, zip_op
+from .ops import elementwise, inplace, linalg, reductions, views
+from .ops.transfer import ToDevice
 from .size import Size
 from .tensor_data import TensorData, strides_from_shape
+from .tensor_repr import tensor_repr
 
 Scalar = Union[int, float, bool]
 Operand = Union["Tensor", int, float, bool]
@@ -84,7 +86,7 @@ def _normalize_dim(dim: int, ndim: int) -> int:
     return dim % bound
 
 
-class Tensor:
+class Tensor(elementwise.UnaryMath):
     """An n-dimensional array on a device that can record how it was computed."""
 
     _data: TensorData
@@ -404,7 +406,7 @@ class Tensor:
             raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         out = self
         if target_dtype is not self.dtype:
-            out = _functions().Cast.apply(out, target_dtype)
+            out = elementwise.Cast.apply(out, target_dtype)
         if target_device != self._device:
             out = _move_to_device(out, target_device)
         if copy and out is self:
@@ -440,7 +442,7 @@ class Tensor:
 
     def clone(self) -> "Tensor":
         """A contiguous copy that stays in the graph."""
-        return _functions().Clone.apply(self)
+        return elementwise.Clone.apply(self)
 
     def contiguous(self) -> "Tensor":
         """This tensor if already contiguous, else a contiguous copy."""
@@ -452,7 +454,7 @@ class Tensor:
         """The same storage in a new shape (one entry may be -1); no copy, or an error."""
         if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
             raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
-        return _views().View.apply(self, self._infer_shape(_shape_from_args(shape)))
+        return views.View.apply(self, self._infer_shape(_shape_from_args(shape)))
 
     def reshape(self, *shape: Any) -> "Tensor":
         """A view when the strides allow it, otherwise a copy in the new shape."""
@@ -480,7 +482,7 @@ class Tensor:
                 f"permute(): dims {list(_shape_from_args(dims))} are not a permutation of the {self.dim()} "
                 f"dimensions of a tensor of shape {list(self.shape)}"
             )
-        return _views().Permute.apply(self, order)
+        return views.Permute.apply(self, order)
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         if self.dim() == 0:
@@ -488,14 +490,15 @@ class Tensor:
         d0, d1 = _normalize_dim(dim0, self.dim()), _normalize_dim(dim1, self.dim())
         order = list(range(self.dim()))
         order[d0], order[d1] = order[d1], order[d0]
-        return _views().Permute.apply(self, tuple(order))  # a valid order: permute's checks are not needed
+        # a valid order: permute's checks are not needed
+        return _named(views.Permute.apply(self, tuple(order)), "TransposeBackward0")
 
     swapaxes = transpose
 
     def t(self) -> "Tensor":
         if self.dim() > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-        return self if self.dim() < 2 else self.transpose(0, 1)
+        return self if self.dim() < 2 else _named(self.transpose(0, 1), "TBackward0")
 
     @property
     def T(self) -> "Tensor":  # noqa: N802 - PyTorch's name
@@ -511,7 +514,7 @@ class Tensor:
 
     def unsqueeze(self, dim: int) -> "Tensor":
         d = _normalize_dim(dim, self.dim() + 1)
-        return self.view(self.shape[:d] + (1,) + self.shape[d:])
+        return _named(self.view(self.shape[:d] + (1,) + self.shape[d:]), "UnsqueezeBackward0")
 
     def squeeze(self, dim: Optional[Union[int, Sequence[int]]] = None) -> "Tensor":
         if dim is None:
@@ -519,7 +522,9 @@ class Tensor:
         else:
             dims = {_normalize_dim(d, self.dim()) for d in ((dim,) if isinstance(dim, int) else dim)}
             dims = {d for d in dims if self.dim() and self.shape[d] == 1}
-        return self.view(tuple(s for d, s in enumerate(self.shape) if d not in dims))
+        # PyTorch's overloads: squeeze(), squeeze(int), squeeze(dims)
+        name = "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
+        return _named(self.view(tuple(s for d, s in enumerate(self.shape) if d not in dims)), name)
 
     def expand(self, *sizes: Any) -> "Tensor":
         """Broadcast to a larger shape without copying (-1 keeps a size)."""
@@ -533,7 +538,7 @@ class Tensor:
         resolved = tuple(self.shape[d - extra] if s == -1 and d >= extra else s for d, s in enumerate(target))
         if resolved == self.shape:
             return self
-        return _views().Expand.apply(self, resolved)
+        return views.Expand.apply(self, resolved)
 
     def expand_as(self, other: "Tensor") -> "Tensor":
         return self.expand(other.shape)
@@ -572,7 +577,7 @@ class Tensor:
         return self[(slice(None),) * d + (slice(start, start + length),)]
 
     def __getitem__(self, key: Any) -> "Tensor":
-        return _views().Slice.apply(self, key)
+        return views.Slice.apply(self, key)
 
     def __setitem__(self, key: Any, value: Operand) -> None:
         target = self.detach()[key]
@@ -581,14 +586,25 @@ class Tensor:
             ones = next((d for d, n in enumerate(value.shape) if n != 1), value.dim())
             value = value.reshape(value.shape[ones:])
         target._check_inplace_allowed(value)
-        if self.requires_grad and is_grad_enabled():
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
-                if self.is_leaf else "in-place assignment into a tensor that is part of a graph is not supported; "
-                "build the result with where() or cat() instead"
-            )
+        if self.requires_grad and is_grad_enabled() and self.is_leaf:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+            self._record_setitem(key, value)
+            return
         target._write(value)
         self._bump_version()
+
+    def _record_setitem(self, key: Any, value: Operand) -> None:
+        """``self[key] = value`` recorded by autograd: an in-place copy into the view ``self[key]``."""
+        view = self[key]
+        if isinstance(value, Tensor) and value._data.storage is view._data.storage and (
+            value._data.shape, value._data.strides, value._data.offset
+        ) == (view._data.shape, view._data.strides, view._data.offset):
+            return  # ``t[key] op= x`` writes the view back into itself: the in-place op is already recorded
+        if isinstance(value, Tensor):
+            view.copy_(value)
+        else:
+            view.fill_(value)
 
     def __len__(self) -> int:
         if self.dim() == 0:
@@ -636,42 +652,42 @@ class Tensor:
     # ---- arithmetic ----
 
     def __add__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Add, other, "add")
+        return self._binary(elementwise.Add, other, "add")
 
     def __radd__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Add, other, "add", reverse=True)
+        return self._binary(elementwise.Add, other, "add", reverse=True)
 
     def __sub__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Sub, other, "sub")
+        return self._binary(elementwise.Sub, other, "sub")
 
     def __rsub__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Sub, other, "sub", reverse=True)
+        return self._binary(elementwise.Sub, other, "sub", reverse=True)
 
     def __mul__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Mul, other, "mul")
+        return self._binary(elementwise.Mul, other, "mul")
 
     def __rmul__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Mul, other, "mul", reverse=True)
+        return self._binary(elementwise.Mul, other, "mul", reverse=True)
 
     def __truediv__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Div, other, "div")
+        return self._binary(elementwise.Div, other, "div")
 
     def __rtruediv__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Div, other, "div", reverse=True)
+        return self._binary(elementwise.Div, other, "div", reverse=True)
 
     def __pow__(self, other: Operand) -> "Tensor":
         if (not self._data.dtype.is_floating_point and isinstance(other, (int, np.integer))
                 and not isinstance(other, bool) and other < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return self._binary(_functions().Pow, other, "pow")
+        return self._binary(elementwise.Pow, other, "pow")
 
     def __rpow__(self, other: Operand) -> "Tensor":
-        return self._binary(_functions().Pow, other, "pow", reverse=True)
+        return self._binary(elementwise.Pow, other, "pow", reverse=True)
 
     def __neg__(self) -> "Tensor":
         if self.dtype is dtypes.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use `~` instead.")
-        return _functions().Neg.apply(self)
+        return elementwise.Neg.apply(self)
 
     def __pos__(self) -> "Tensor":
         return self
@@ -711,10 +727,10 @@ class Tensor:
         return self * self
 
     def maximum(self, other: "Tensor") -> "Tensor":
-        return self._binary(_functions().Maximum, other, "maximum")
+        return self._binary(elementwise.Maximum, other, "maximum")
 
     def minimum(self, other: "Tensor") -> "Tensor":
-        return self._binary(_functions().Minimum, other, "minimum")
+        return self._binary(elementwise.Minimum, other, "minimum")
 
     def clamp(self, min: Optional[Scalar] = None, max: Optional[Scalar] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
         if min is None and max is None:
@@ -724,43 +740,20 @@ class Tensor:
             result = result_dtype(self, *bounds)
             source = self if self.dtype is result else self.to(result)
             low, high = (None if b is None else _scalar_tensor(b, result, self.device) for b in (min, max))
-            return _functions().Clamp.apply(source, low, high)
+            return elementwise.Clamp.apply(source, low, high)
         out = self
         if min is not None:
-            out = out._binary(_functions().Maximum, min, "maximum")
+            out = out._binary(elementwise.Maximum, min, "maximum")
         if max is not None:
-            out = out._binary(_functions().Minimum, max, "minimum")
+            out = out._binary(elementwise.Minimum, max, "minimum")
         return out
 
     clip = clamp
 
-    def _float_unary(self, function_name: str) -> "Tensor":
-        source = self if self.dtype.is_floating_point else self.to(dtypes.get_default_dtype())
-        return getattr(_functions(), function_name).apply(source)
-
-    def exp(self) -> "Tensor":
-        return self._float_unary("Exp")
-
-    def log(self) -> "Tensor":
-        return self._float_unary("Log")
-
-    def sqrt(self) -> "Tensor":
-        return self._float_unary("Sqrt")
+    # exp, log, sqrt, sigmoid, tanh, relu, abs: inherited from ops.elementwise.UnaryMath
 
     def rsqrt(self) -> "Tensor":
         return 1 / self.sqrt()
-
-    def sigmoid(self) -> "Tensor":
-        return self._float_unary("Sigmoid")
-
-    def tanh(self) -> "Tensor":
-        return self._float_unary("Tanh")
-
-    def relu(self) -> "Tensor":
-        return _functions().ReLU.apply(self)
-
-    def abs(self) -> "Tensor":
-        return _functions().Abs.apply(self)
 
     def sign(self) -> "Tensor":
         return map_op("sign", self.detach())
@@ -848,7 +841,7 @@ class Tensor:
             source = self.to(dtypes.as_dtype(dtype))
         elif not self.dtype.is_floating_point:
             source = self.to(dtypes.int64)  # integer and bool sums are int64, as in PyTorch
-        return _reductions().Sum.apply(source, source._dims(dim), keepdim)
+        return _named(reductions.Sum.apply(source, source._dims(dim), keepdim), "SumBackward0" if dim is None else "SumBackward1")
 
     def mean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
         target = dtypes.as_dtype(dtype) if dtype is not None else self.dtype
@@ -859,7 +852,8 @@ class Tensor:
             )
         dims = self._dims(dim)
         count = int(np.prod([self.shape[d] for d in dims], dtype=np.int64))
-        return self.sum(dims, keepdim, dtype=target) / count
+        source = self if self.dtype is target else self.to(target)
+        return reductions.Mean.apply(source, dims, keepdim, count, dim is None)
 
     def var(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
@@ -879,12 +873,12 @@ class Tensor:
         if dim is None:
             if self.numel() == 0:
                 raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
-            return _reductions().MaxAll.apply(self, op)
+            return reductions.MaxAll.apply(self, op)
         d = _normalize_dim(dim, self.dim())
         source = self if self.dim() else self.view(1)
         if source.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-        values = _reductions().MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
+        values = reductions.MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
         indices = self._arg_extreme("arg" + op, d, keepdim)
         if not self.dim():
             values = values.view(())
@@ -922,7 +916,7 @@ class Tensor:
         for d in dims:
             if self.shape[d] == 0:
                 raise IndexError(f"a{op}(): Expected reduction dim {d} to have non-zero size.")
-        return _reductions().Amax.apply(self, dims, keepdim, op)
+        return reductions.Amax.apply(self, dims, keepdim, op)
 
     def _arg_extreme(self, op: str, dim: Optional[int], keepdim: bool) -> "Tensor":
         from .dispatch import arg_reduce_op
@@ -990,7 +984,7 @@ class Tensor:
         if records:
             # the op reads a copy of the old values: the storage of self is about to be overwritten
             compute = {"add": Tensor.__add__, "sub": Tensor.__sub__, "mul": Tensor.__mul__, "div": Tensor.__truediv__}[op]
-            return self._rebase_history(compute(self.clone(), other))
+            return self._rebase_history(compute(self._snapshot(), other))
         # the raw op: dispatch records no graph, so no detached views are needed
         operand = other if isinstance(other, Tensor) else _scalar_tensor(other, self.dtype, self.device)
         if isinstance(other, Tensor) and other.dtype is not result:
@@ -1002,19 +996,34 @@ class Tensor:
         self._bump_version()
         return self
 
+    def _snapshot(self) -> "Tensor":
+        """The current values in storage of their own, with this tensor's place in the graph:
+        what an in-place op computes from, since the op then overwrites this tensor's storage."""
+        copy = map_op("copy", self.detach())
+        copy.grad_fn = self.grad_fn
+        copy._requires_grad = self._requires_grad
+        return copy
+
     def _rebase_history(self, result: "Tensor") -> "Tensor":
-        """Record an in-place op on a non-leaf tensor: its values and grad_fn become ``result``'s."""
-        if self._base is not None:
-            raise RuntimeError(
-                "in-place operations on views of tensors that require grad are not supported in minitorch; "
-                "use the out-of-place operation"
-            )
+        """Record an in-place op: this tensor's values and grad_fn become ``result``'s.
+
+        On a view, the base's history is rebased too (PyTorch's ``CopySlices``): the base's new
+        node sends the gradient of the written region to ``result`` and the rest to the old base."""
         if result.shape != self.shape:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}")
-        map_op("copy", result.detach().to(self.dtype), out=self.detach())
-        self._bump_version()
-        self.grad_fn = result.grad_fn if result.dtype is self.dtype else result.to(self.dtype).grad_fn
-        self._requires_grad = True
+        if result.dtype is not self.dtype:
+            result = result.to(self.dtype)
+        base = self._base
+        if base is not None and (base._requires_grad or result._requires_grad):
+            inplace.rebase_view(base, self, result)
+        else:
+            map_op("copy", result.detach(), out=self.detach())
+            self._bump_version()
+            self.grad_fn = result.grad_fn
+            self._requires_grad = result._requires_grad
+        node = result.grad_fn
+        if node is not None and node.ctx is not None:  # an op that saved its output now reads this tensor
+            node.ctx.replace_saved_output(result, self, node.name())
         return self
 
     def add_(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
@@ -1060,7 +1069,7 @@ class Tensor:
         if is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
             # recorded: the old values' gradient is 0 (they are gone), a tensor value's is the sum
             new = value.to(self.device) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
-            return self._rebase_history(_functions().Overwrite.apply(self, new))
+            return self._rebase_history(elementwise.Overwrite.apply(self, new))
         self._write(value)
         self._bump_version()
         return self
@@ -1076,16 +1085,179 @@ class Tensor:
         self._check_fits(src.shape)
         if is_grad_enabled() and (src._requires_grad or self._requires_grad):
             # recorded: the old values' gradient is 0 (they are gone), src's is the incoming one
-            return self._rebase_history(_functions().Overwrite.apply(self, src.to(self.device)))
+            return self._rebase_history(elementwise.Overwrite.apply(self, src.to(self.device)))
         self._write(src)
         self._bump_version()
         return self
 
+    # ---- in-place: operators and method forms, PyTorch's rules (issue 17) ----
+    # Each computes out of place from the old values, then writes into this tensor's storage
+    # (keeping its dtype and shape) and bumps the version counter; with grad mode on and a
+    # tensor requiring grad involved, the op is recorded (``_rebase_history``).
+
+    def _inplace_apply(self, compute: Callable[["Tensor"], "Tensor"], *others: Any) -> "Tensor":
+        """``self = compute(self)`` in this tensor's storage; ``others`` are the op's other operands."""
+        self._check_inplace_allowed()
+        records = is_grad_enabled() and (
+            self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        )
+        if records:
+            result = compute(self._snapshot())
+        else:
+            with no_grad():
+                result = compute(self.detach())
+        if result.dtype.category > self.dtype.category:
+            raise RuntimeError(
+                f"result type {_legacy_name(result.dtype)} can't be cast to the desired output type {_legacy_name(self.dtype)}"
+            )
+        if result.shape != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}")
+        if records:
+            return self._rebase_history(result)
+        with no_grad():
+            map_op("copy", result.to(self.dtype), out=self.detach())
+        self._bump_version()
+        return self
+
+    def __iadd__(self, other: Operand) -> "Tensor":
+        return self.add_(other)
+
+    def __isub__(self, other: Operand) -> "Tensor":
+        return self.sub_(other)
+
+    def __imul__(self, other: Operand) -> "Tensor":
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Operand) -> "Tensor":
+        return self.div_(other)
+
+    def __ipow__(self, exponent: Operand) -> "Tensor":
+        return self.pow_(exponent)
+
+    # PyTorch has no __imatmul__: ``a @= b`` rebinds ``a`` to ``a @ b`` there too.
+
+    def __iand__(self, other: Operand) -> "Tensor":
+        return self._logical_inplace(Tensor.__and__, other, "&=")
+
+    def __ior__(self, other: Operand) -> "Tensor":
+        return self._logical_inplace(Tensor.__or__, other, "|=")
+
+    def _logical_inplace(self, op: Callable[["Tensor", Operand], "Tensor"], other: Operand, symbol: str) -> "Tensor":
+        if self.dtype is not dtypes.bool_:
+            raise NotImplementedError(f"'{symbol}' is supported for bool tensors only in minitorch, got {self.dtype}")
+        return self._inplace_apply(lambda old: op(old, other))
+
+    multiply_, subtract_, divide_, true_divide_ = mul_, sub_, div_, div_
+
+    def pow_(self, exponent: Operand) -> "Tensor":
+        return self._inplace_apply(lambda old: old**exponent, exponent)
+
+    def neg_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.__neg__)
+
+    negative_ = neg_
+
+    def abs_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.abs)
+
+    def exp_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.exp)
+
+    def log_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.log)
+
+    def sqrt_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.sqrt)
+
+    def rsqrt_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.rsqrt)
+
+    def square_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.square)
+
+    def reciprocal_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.reciprocal)
+
+    def sign_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.sign)
+
+    def sigmoid_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.sigmoid)
+
+    def tanh_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.tanh)
+
+    def relu_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.relu)
+
+    def clamp_(self, min: Optional[Operand] = None, max: Optional[Operand] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
+        return self._inplace_apply(lambda old: old.clamp(min, max), min, max)
+
+    clip_ = clamp_
+
+    def clamp_min_(self, min: Operand) -> "Tensor":  # noqa: A002
+        return self.clamp_(min=min)
+
+    def clamp_max_(self, max: Operand) -> "Tensor":  # noqa: A002
+        return self.clamp_(max=max)
+
+    def masked_fill_(self, mask: "Tensor", value: Operand) -> "Tensor":
+        """Write ``value`` where ``mask`` (a bool tensor broadcast to this shape) is true."""
+        if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {getattr(mask, 'dtype', type(mask).__name__)}")
+        if isinstance(value, Tensor) and value.dim() != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
+            )
+        self._check_fits(mask.shape)
+        fill = value.to(self.dtype) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
+        return self._inplace_apply(lambda old: where(mask, fill, old), value)
+
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kwargs: Any) -> "Tensor":
+        r"""Fill with samples of the uniform distribution on :math:`[\text{from}, \text{to})`."""
+        from .creation import rand
+
+        from_ = kwargs.pop("from", from_)  # PyTorch's keyword is ``from``, a Python keyword
+        if kwargs:
+            raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
+        if generator is not None:
+            raise NotImplementedError("uniform_(generator=...) is not supported in minitorch")
+        draws = rand(self.shape, dtype=dtypes.float64, device=self.device) * (to - from_) + from_
+        return self.copy_(draws)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> "Tensor":
+        r"""Fill with samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`."""
+        from .creation import randn
+
+        if generator is not None:
+            raise NotImplementedError("normal_(generator=...) is not supported in minitorch")
+        draws = randn(self.shape, dtype=dtypes.float64, device=self.device) * std + mean
+        return self.copy_(draws)
+
+    # ---- everyday API of PyTorch code (issue 17) ----
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Union[str, "Tensor"]:
+        """With no argument the legacy type name (``'torch.FloatTensor'``); else this tensor
+        converted to ``dtype``, given as a dtype or a legacy name like ``'torch.LongTensor'``."""
+        if dtype is None:
+            return f"torch.{self.type_name()}"
+        if isinstance(dtype, str):
+            names = {f"torch.{_legacy_name(d)}Tensor": d for d in dtypes.ALL_DTYPES}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = names[dtype]
+        return self.to(dtypes.as_dtype(dtype))
+
+    def mm(self, mat2: "Tensor") -> "Tensor":
+        if self.dim() != 2 or mat2.dim() != 2:
+            raise RuntimeError(f"mm expects 2-D tensors, got {self.dim()}-D and {mat2.dim()}-D")
+        return matmul(self, mat2)
+
+    multiply = mul
+
     # ---- printing ----
 
     def __repr__(self) -> str:
-        from .tensor_repr import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -1121,7 +1293,19 @@ class Tensor:
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+register_tensor_type(Tensor)
+
+
 # ---- module-level helpers used by the methods above ----
+
+
+def _named(out: Tensor, name: str) -> Tensor:
+    """Give ``out``'s ``grad_fn`` PyTorch's name for the call that made it (one Function can
+    serve several PyTorch ops: ``Permute`` is ``t``, ``transpose`` and ``permute``)."""
+    node = out.grad_fn
+    if node is not None and node.ctx is not None:
+        node.ctx.grad_fn_name = name
+    return out
 
 
 def _legacy_name(d: dtypes.dtype) -> str:
@@ -1158,17 +1342,15 @@ def _shares_memory(a: Tensor, b: Tensor) -> bool:
 
 def _move_to_device(t: Tensor, target: device) -> Tensor:
     """``t``'s values on another device, in the graph: the gradient moves back to ``t``'s device."""
-    from .ops.transfer import ToDevice
-
     return ToDevice.apply(t, target)
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
-    MatMul = _linalg().MatMul  # noqa: N806 - the Function's name
+    MatMul = linalg.MatMul  # noqa: N806 - the Function's name
     a_shape, b_shape = a._data.shape, b._data.shape
     if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a.dtype is b.dtype:
-        return MatMul.apply(a, b)  # two matrices that fit: nothing to check or reshape
+        return _named(MatMul.apply(a, b), "MmBackward0")  # two matrices that fit: nothing to check or reshape
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dtype is not b.dtype:
@@ -1200,35 +1382,6 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     return out
 
 
-# The autograd Functions import this module, so it imports them on first use (once: these
-# run for every op).
-_FUNCTION_MODULES: dict[str, Any] = {}
-
-
-def _function_module(name: str) -> Any:
-    """``minitorch.ops.<name>``, imported on first use and remembered."""
-    module = _FUNCTION_MODULES.get(name)
-    if module is None:
-        module = _FUNCTION_MODULES[name] = importlib.import_module(f"{__package__}.ops.{name}")
-    return module
-
-
-def _functions() -> Any:
-    return _function_module("elementwise")
-
-
-def _views() -> Any:
-    return _function_module("views")
-
-
-def _linalg() -> Any:
-    return _function_module("linalg")
-
-
-def _reductions() -> Any:
-    return _function_module("reductions")
-
-
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
     """Elements of ``a`` where ``condition`` holds, else of ``b`` (broadcast together)."""
     if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
@@ -1241,6 +1394,6 @@ def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
         result = result_dtype(a, b)
         a_t = a.to(result) if isinstance(a, Tensor) else _scalar_tensor(a, result, like.device)
         b_t = b.to(result) if isinstance(b, Tensor) else _scalar_tensor(b, result, like.device)
-    return _functions().Where.apply(condition.detach(), a_t, b_t)
+    return elementwise.Where.apply(condition.detach(), a_t, b_t)
 
 

@@ -1,4 +1,7 @@
-"""Top-level math functions (``minitorch.exp(x)`` and friends): each calls the tensor method."""
+"""Top-level functions (``minitorch.sum(x)`` and friends): each calls the tensor method.
+
+The unary math ones (``minitorch.exp``) live beside their Functions in :mod:`minitorch.ops.elementwise`.
+"""
 
 from __future__ import annotations
 
@@ -6,35 +9,16 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .tensor import Tensor, matmul, where
+from .autograd.grad_mode import is_grad_enabled
+from .tensor import Tensor, where
+from .tensor import matmul as _matmul
 
 
-def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's public name
-    return input.abs()
 
 
-def exp(input: Tensor) -> Tensor:
-    return input.exp()
 
 
-def log(input: Tensor) -> Tensor:
-    return input.log()
 
-
-def sqrt(input: Tensor) -> Tensor:
-    return input.sqrt()
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    return input.sigmoid()
-
-
-def tanh(input: Tensor) -> Tensor:
-    return input.tanh()
-
-
-def relu(input: Tensor) -> Tensor:
-    return input.relu()
 
 
 def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001
@@ -135,10 +119,36 @@ def clone(input: Tensor) -> Tensor:
     return input.clone()
 
 
+def mul(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002 - PyTorch's names
+    """Elementwise product (``input`` may be a number)."""
+    return _into(out, input * other if isinstance(input, Tensor) else other * input, "mul")
+
+
+multiply = mul
+
+
+def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
+    return _into(out, _matmul(input, other), "matmul")
+
+
+def _into(out: Optional[Tensor], result: Tensor, op: str) -> Tensor:
+    """``result``, or written into ``out`` (same shape) as PyTorch's ``out=`` does."""
+    if out is None:
+        return result
+    if result.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments "
+            "don't support automatic differentiation, but one of the arguments requires grad."
+        )
+    if out.shape != result.shape:
+        raise RuntimeError(f"out= tensor has shape {list(out.shape)}, the result has shape {list(result.shape)}")
+    out.copy_(result)
+    return out
+
+
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    if input.dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError(f"mm expects 2-D tensors, got {input.dim()}-D and {mat2.dim()}-D")
-    return matmul(input, mat2)
+    return input.mm(mat2)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -151,6 +161,6 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 __all__ = [
     "abs", "all", "allclose", "any", "argmax", "argmin", "bmm", "clamp", "clone", "equal", "exp", "flatten",
-    "isclose", "log", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "permute", "pow", "relu",
+    "isclose", "log", "matmul", "mul", "multiply", "max", "maximum", "mean", "min", "minimum", "mm", "permute", "pow", "relu",
     "reshape", "sigmoid", "sqrt", "squeeze", "std", "sum", "tanh", "transpose", "unsqueeze", "var", "where",
 ]

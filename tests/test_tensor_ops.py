@@ -75,6 +75,8 @@ UNARY = {
     "sign": (lambda t: t.sign(), np.sign, None),
     "square": (lambda t: t.square(), np.square, None),
     "reciprocal": (lambda t: t.reciprocal(), np.reciprocal, "positive"),
+    "sin": (lambda t: t.sin(), np.sin, None),
+    "cos": (lambda t: minitorch.cos(t), np.cos, None),
 }
 
 
@@ -99,7 +101,7 @@ def test_unary_forward_non_contiguous(backend: str, name: str) -> None:
 
 
 @forward
-@pytest.mark.parametrize("name", ["neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu"])
+@pytest.mark.parametrize("name", ["neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "sin", "cos"])
 def test_unary_forward_float32(backend: str, name: str) -> None:
     op, reference, _ = UNARY[name]
     values = np.array([[0.25, 1.5, 2.75], [0.5, 3.0, 1.25]], dtype=np.float32)

@@ -334,7 +334,7 @@ def test_threads_sharing_a_leaf_add_up_their_gradients(monkeypatch: pytest.Monke
 
 def test_rng_state_is_never_read_halfway_through_a_draw() -> None:
     """``get_rng_state`` waits for a draw in progress (here: the generator's lock held around one)."""
-    bit_generator = minitorch.random.default_generator().bit_generator
+    bit_generator = minitorch.random.default_generator.numpy_generator().bit_generator
     reader_started = threading.Event()
     read: list[list[int]] = []
 

@@ -20,6 +20,7 @@ nodes form the graph that :mod:`minitorch.autograd.engine` walks backward.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -38,6 +39,19 @@ FREED_GRAPH_MESSAGE = (
 )
 
 
+def _modified_message(value: "Tensor", version: int, producer: Optional[str]) -> str:
+    """PyTorch's error for a saved tensor changed in place after it was saved; ``producer`` is
+    the node whose output it is (its current ``grad_fn`` unless it was saved as an op's output)."""
+    producer = producer or (value.grad_fn.name() if value.grad_fn is not None else None)
+    which = f", which is output 0 of {re.sub(r'Backward[0-9]+$', '', producer)}," if producer else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[torch.{value.type_name()} {list(value.shape)}]{which} is at version {value._version}; "
+        f"expected version {version} instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
 class Context:
     """What ``forward`` leaves for ``backward``: saved tensors and any other attributes."""
 
@@ -45,6 +59,10 @@ class Context:
     _saved: tuple[Any, ...] = ()
     _saved_versions: tuple[Optional[int], ...] = ()
     _freed = False
+    #: the name the op's ``grad_fn`` prints when it depends on the call (``SumBackward1`` with ``dim``)
+    grad_fn_name: Optional[str] = None
+    #: (tensor, node name) when an in-place op replaced its saved output by the tensor it wrote
+    _inplace_output: tuple[Any, Optional[str]] = (None, None)
 
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
         self.needs_input_grad = needs_input_grad
@@ -61,12 +79,19 @@ class Context:
             raise RuntimeError(FREED_GRAPH_MESSAGE)
         for value, version in zip(saved, self._saved_versions):
             if version is not None and value._version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{value.type_name()} {list(value.shape)}] is at version "
-                    f"{value._version}; expected version {version} instead."
-                )
+                producer = self._inplace_output[1] if value is self._inplace_output[0] else None
+                raise RuntimeError(_modified_message(value, version, producer))
         return saved
+
+    def replace_saved_output(self, output: Any, written: Any, node_name: str) -> None:
+        """An in-place op wrote its result ``output`` into ``written``: what backward reads is
+        now ``written`` at its current version (a later in-place change to it is an error)."""
+        if not any(v is output for v in self._saved):
+            return
+        self._saved_versions = tuple([written._version if v is output else version
+                                      for v, version in zip(self._saved, self._saved_versions)])
+        self._saved = tuple([written if v is output else v for v in self._saved])
+        self._inplace_output = (written, node_name)
 
     # the name the course's scalar Context uses
     saved_values = saved_tensors
@@ -91,11 +116,15 @@ class Node:
     """
 
     def __init__(self, function: type["Function"] | None, ctx: Context | None,
-                 next_functions: tuple[tuple[Optional["Node"], int], ...], input_shapes: tuple[Optional[tuple[int, ...]], ...]) -> None:
+                 next_functions: tuple[tuple[Optional["Node"], int], ...], input_shapes: tuple[Optional[tuple[int, ...]], ...],
+                 arg_positions: Optional[tuple[int, ...]] = None) -> None:
         self.function = function
         self.ctx = ctx
         self.next_functions = next_functions
         self.input_shapes = input_shapes
+        # which of backward's gradients (one per forward argument) go to next_functions,
+        # when not all: PyTorch lists only the differentiable (floating-point tensor) inputs
+        self.arg_positions = arg_positions
         # Hooks, each dict made when the first hook is registered (None until then: most
         # nodes never get one). On the gradient arriving at this node: tensor hooks, then
         # retain_grad; on the whole node: PyTorch's Node.register_prehook/register_hook.
@@ -106,10 +135,10 @@ class Node:
 
     def name(self) -> str:
         assert self.function is not None
-        return f"{self.function.__name__}Backward0"
+        return (self.ctx is not None and self.ctx.grad_fn_name) or self.function.grad_fn_name or f"{self.function.__name__}Backward0"
 
     def __repr__(self) -> str:
-        return f"<{self.name()}>"
+        return f"<{self.name()} object at {hex(id(self))}>"
 
     def register_hook(self, hook: Callable) -> Any:
         """``hook(grad_inputs, grad_outputs)`` after this node ran; may return new grad_inputs."""
@@ -151,12 +180,14 @@ class Node:
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        if len(grads) != len(self.next_functions):
+        positions = self.arg_positions
+        expected = len(self.next_functions) if positions is None else len(self.ctx.needs_input_grad)
+        if len(grads) != expected:
             raise RuntimeError(
                 f"function {self.function.__name__}.backward returned {len(grads)} gradients, "
-                f"expected {len(self.next_functions)} (one per forward argument)"
+                f"expected {expected} (one per forward argument)"
             )
-        return grads
+        return grads if positions is None else tuple([grads[i] for i in positions])
 
     def release(self) -> None:
         if self.ctx is not None:
@@ -203,6 +234,12 @@ class AccumulateGrad(Node):
 class Function:
     """Base of every differentiable op; subclasses define ``forward`` and ``backward``."""
 
+    #: the name its ``grad_fn`` prints, where PyTorch's differs from ``<class name>Backward0``
+    grad_fn_name: Optional[str] = None
+    #: arguments that PyTorch takes as a Python number (``w ** 2``, ``clamp(w, 0, 1)``): a 0-d
+    #: tensor there that does not require grad gets no entry in ``next_functions``
+    number_args: tuple[int, ...] = ()
+
     @staticmethod
     def forward(ctx: Context, *args: Any, **kwargs: Any) -> "Tensor":
         raise NotImplementedError
@@ -231,8 +268,12 @@ class Function:
         finally:
             mode.enabled = previous
         if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
-            next_functions = tuple([(a._grad_node() if needed else None, 0) for a, needed in zip(args, needs_input_grad)])
-            shapes = tuple([a._data.shape if isinstance(a, tensor) else None for a in args])
-            out._set_grad_fn(Node(cls, ctx, next_functions, shapes))
+            # edges to the differentiable inputs only (floating-point tensors), as PyTorch lists them
+            numbers = cls.number_args
+            positions = tuple([i for i, a in enumerate(args) if isinstance(a, tensor) and a._data.dtype.is_floating_point
+                               and not (i in numbers and not needs_input_grad[i] and not a._data.shape)])
+            next_functions = tuple([(args[i]._grad_node() if needs_input_grad[i] else None, 0) for i in positions])
+            shapes = tuple([args[i]._data.shape for i in positions])
+            out._set_grad_fn(Node(cls, ctx, next_functions, shapes, None if len(positions) == len(args) else positions))
         return out
 

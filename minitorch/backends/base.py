@@ -5,8 +5,9 @@ autograd. Callers allocate ``out`` (its shape and dtype are already decided) and
 operands whose dtype already is the computation dtype; the backend only fills ``out``.
 Any operand may be a non-contiguous view; ``out`` may be a view too (in-place ops).
 
-Op names are shared by all backends (the sets below); each backend maps them to its own
-scalar code: Python functions in ``simple``, inlined Numba code in ``cpu``.
+Op names are shared by all backends: :mod:`.opcodes` holds the one table of names, op codes
+and scalar bodies, which ``simple`` runs in Python, ``cpu`` compiles with Numba and ``cuda``
+compiles as device functions.
 """
 
 from __future__ import annotations
@@ -17,19 +18,13 @@ import numpy as np
 
 from ..tensor_data import Shape, TensorData
 from .. import dtypes
+from . import opcodes
 
-#: elementwise ops of one operand: ``out[i] = f(a[i])``
-UNARY_OPS = ("copy", "neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "sign", "logical_not")
-#: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
-#: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the unselected side stay out).
-BINARY_OPS = (
-    "add", "sub", "mul", "div", "pow", "maximum", "minimum",
-    "lt", "le", "gt", "ge", "eq", "ne", "masked",
-)
-#: reductions along one dimension
-REDUCE_OPS = ("sum", "prod", "max", "min")
-#: reductions that return the int64 position of the extreme value (first one on ties)
-ARG_REDUCE_OPS = ("argmax", "argmin")
+#: the op names every backend takes, from the one table in :mod:`.opcodes`
+UNARY_OPS = opcodes.UNARY
+BINARY_OPS = opcodes.BINARY
+REDUCE_OPS = opcodes.REDUCE
+ARG_REDUCE_OPS = opcodes.ARG_REDUCE
 
 
 class Backend(Protocol):

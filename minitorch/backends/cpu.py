@@ -44,7 +44,9 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, check_reduce_shapes
+from . import opcodes
+from .base import check_reduce_shapes
+from .opcodes import code_of
 
 _HALF = np.dtype(np.float16)
 _BOOL = np.dtype(np.bool_)
@@ -59,29 +61,6 @@ use_blas = False
 #: call costs more than the work (measured, kernel vs BLAS: 8 x 8 x 8 1.9 vs 3.2 us,
 #: 32 x 32 x 32 6.4 vs 3.8 us)
 BLAS_MIN_WORK = 1 << 12
-
-
-def _check_op_codes() -> None:
-    """The kernels' op codes must cover exactly the op names every backend shares."""
-    for names, codes in (
-        (UNARY_OPS, kernels.UNARY_CODES),
-        (BINARY_OPS, kernels.BINARY_CODES),
-        (REDUCE_OPS, kernels.REDUCE_CODES),
-        (ARG_REDUCE_OPS, kernels.ARG_REDUCE_CODES),
-    ):
-        if set(names) != set(codes):
-            raise RuntimeError(f"cpu kernels know ops {sorted(codes)}, the backend interface {sorted(names)}")
-
-
-_check_op_codes()
-
-
-def _code(codes: dict[str, int], op: str) -> int:
-    """The op code of ``op``, or a ValueError naming the known ops."""
-    code = codes.get(op)
-    if code is None:
-        raise ValueError(f"unknown op {op!r}; expected one of {sorted(codes)}")
-    return code
 
 
 #: int64 arrays of the shapes and strides seen so far, by ``(shape, strides)``: a training
@@ -260,11 +239,11 @@ class CpuBackend:
         return np.empty(size, dtype=dtype.numpy)
 
     def map(self, op: str, a: TensorData, out: TensorData) -> None:
-        code = _code(kernels.UNARY_CODES, op)
+        code = code_of(opcodes.UNARY_CODES, op)
         if out.size == 0:
             return
         a_dtype, out_dtype = a.storage.dtype, out.storage.dtype
-        if code == kernels.COPY and (a_dtype != out_dtype or out_dtype == _HALF):
+        if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF):
             return _cast(a, out)
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
@@ -272,7 +251,7 @@ class CpuBackend:
         kernels.map_kernel(code, out.buffer, shape, out_strides, _operand(a), _strides_in(a, out, out_strides))
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
-        code = _code(kernels.BINARY_CODES, op)
+        code = code_of(opcodes.BINARY_CODES, op)
         if out.size == 0:
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
@@ -282,7 +261,7 @@ class CpuBackend:
         kernels.zip_kernel(code, out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
-        code = _code(kernels.REDUCE_CODES, op)
+        code = code_of(opcodes.REDUCE_CODES, op)
         check_reduce_shapes(a, dim, out)
         if out.size == 0:
             return
@@ -293,7 +272,7 @@ class CpuBackend:
         kernels.reduce_kernel(code, out.buffer, out_strides, buffer, shape, a_strides, dim, start)
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
-        code = _code(kernels.ARG_REDUCE_CODES, op)
+        code = code_of(opcodes.ARG_REDUCE_CODES, op)
         check_reduce_shapes(a, dim, out)
         if out.size == 0:
             return

@@ -2,19 +2,21 @@
 
 Every function here is a module-level ``@njit(cache=True)`` function, so a fresh process
 loads the compiled code from Numba's on-disk cache instead of compiling it again. The
-scalar operation is picked by an integer *op code* (the constants below), never by passing
-a function: a kernel that takes or closes over a function is never found in the cache.
+scalar operation is picked by an integer *op code* (from :mod:`.opcodes`, the table every
+backend shares), never by passing a function: a kernel that takes or closes over a function
+is never found in the cache.
 
 How the pieces fit (``zip`` as the example; ``map`` is the same with one operand):
 
-* :func:`binary_into` is the table of ops: ``out[pos] = op(x, y)`` by an ``if``/``elif``
-  chain on the op code;
+* :func:`binary_into` is the table of ops, :func:`.opcodes.binary_into` compiled:
+  ``out[pos] = op(x, y)`` by an ``if``/``elif`` chain on the op code;
 * :func:`zip_run` applies one op along a *segment*: ``n`` elements, each operand walked
   with its own step from its own start; unit steps (and step 0, a broadcast number) get
   loops over slices, which LLVM turns into SIMD code;
 * :func:`zip_segment` tests the op code once and calls :func:`zip_run` with it as a
-  constant, so each op gets its own tight loop. (Testing it inside the loop would leave
-  every loop scalar: LLVM does not hoist a 14-way test out of a loop by itself.);
+  constant (``literal_unroll`` over the op codes makes each one a compile-time constant),
+  so each op gets its own tight loop. (Testing it inside the loop would leave every loop
+  scalar: LLVM does not hoist a 14-way test out of a loop by itself.);
 * :func:`zip_kernel` cuts the tensor into tasks, each one segment (the trailing
   dimensions merged as far as the strides allow, long segments split into chunks), and
   :func:`zip_task` runs one of them.
@@ -42,28 +44,18 @@ Conventions:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit, prange
+from numba import literal_unroll, njit, prange
 
-# The op codes are literals (not computed from ``base``'s tuples): compiled kernels are
-# cached on disk with these values baked in, so they must only change with this file.
-COPY, NEG, EXP, LOG, SQRT, ABS, SIGMOID, TANH, RELU, SIGN, LOGICAL_NOT = range(11)
-ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = range(14)
-SUM, PROD, MAX, MIN = range(4)
-ARGMAX, ARGMIN = range(2)
+from . import kernel_cache, opcodes
 
-UNARY_CODES: dict[str, int] = {
-    "copy": COPY, "neg": NEG, "exp": EXP, "log": LOG, "sqrt": SQRT, "abs": ABS,
-    "sigmoid": SIGMOID, "tanh": TANH, "relu": RELU, "sign": SIGN, "logical_not": LOGICAL_NOT,
-}
-BINARY_CODES: dict[str, int] = {
-    "add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "pow": POW, "maximum": MAXIMUM,
-    "minimum": MINIMUM, "lt": LT, "le": LE, "gt": GT, "ge": GE, "eq": EQ, "ne": NE, "masked": MASKED,
-}
-REDUCE_CODES: dict[str, int] = {"sum": SUM, "prod": PROD, "max": MAX, "min": MIN}
-ARG_REDUCE_CODES: dict[str, int] = {"argmax": ARGMAX, "argmin": ARGMIN}
+# every kernel here is cached stamped with the op table too (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
+
+#: every op code of each table, looped over with ``literal_unroll`` to give each op its own loop
+UNARY_OP_CODES = tuple(range(len(opcodes.UNARY)))
+BINARY_OP_CODES = tuple(range(len(opcodes.BINARY)))
+REDUCE_OP_CODES = tuple(range(len(opcodes.REDUCE)))
 
 #: below this many elements (multiply-adds for matmul) a kernel runs on the calling thread
 PARALLEL_MIN_WORK = 1 << 16
@@ -110,119 +102,18 @@ def prange_only() -> dict[str, bool]:
     }
 
 
-# ---- the ops: ``out[pos] = op(...)``; LLVM inlines them, folding the chain for a constant op ----
+# ---- the ops of :mod:`.opcodes`, compiled; LLVM inlines them, folding the chain for a constant op ----
 
-
-@njit(**KERNEL_OPTIONS)
-def unary_into(op: int, x, out: np.ndarray, pos: int) -> None:
-    """``out[pos] = op(x)`` for a unary op code."""
-    # BEGIN SOLUTION 3.1
-    if op == COPY:
-        out[pos] = x
-    elif op == NEG:
-        out[pos] = -x
-    elif op == EXP:
-        out[pos] = math.exp(x)
-    elif op == LOG:
-        out[pos] = math.log(x)
-    elif op == SQRT:
-        out[pos] = math.sqrt(x)
-    elif op == ABS:
-        out[pos] = abs(x)
-    elif op == SIGMOID:
-        # the form that cannot overflow on either side
-        if x >= 0:
-            out[pos] = 1.0 / (1.0 + math.exp(-x))
-        else:
-            z = math.exp(x)
-            out[pos] = z / (1.0 + z)
-    elif op == TANH:
-        out[pos] = math.tanh(x)
-    elif op == RELU:
-        if x > 0 or x != x:
-            out[pos] = x
-        else:
-            out[pos] = 0
-    elif op == SIGN:
-        if x > 0:
-            out[pos] = 1
-        elif x < 0:
-            out[pos] = -1
-        else:
-            out[pos] = 0
-    else:  # LOGICAL_NOT
-        out[pos] = x == 0
-    # END SOLUTION
-
-
-@njit(**KERNEL_OPTIONS)
-def binary_into(op: int, x, y, out: np.ndarray, pos: int) -> None:
-    """``out[pos] = op(x, y)`` for a binary op code."""
-    # BEGIN SOLUTION 3.1
-    if op == ADD:
-        out[pos] = x + y
-    elif op == SUB:
-        out[pos] = x - y
-    elif op == MUL:
-        out[pos] = x * y
-    elif op == DIV:
-        out[pos] = x / y
-    elif op == POW:
-        out[pos] = x**y
-    elif op == MAXIMUM:
-        out[pos] = x if (x > y or x != x) else y
-    elif op == MINIMUM:
-        out[pos] = x if (x < y or x != x) else y
-    elif op == LT:
-        out[pos] = x < y
-    elif op == LE:
-        out[pos] = x <= y
-    elif op == GT:
-        out[pos] = x > y
-    elif op == GE:
-        out[pos] = x >= y
-    elif op == EQ:
-        out[pos] = x == y
-    elif op == NE:
-        out[pos] = x != y
-    else:  # MASKED: a selection, never a product, so inf/nan where y is 0 stay out
-        if y != 0:
-            out[pos] = x
-        else:
-            out[pos] = 0
-    # END SOLUTION
-
-
-@njit(inline="always", **KERNEL_OPTIONS)
-def reduce_step(op: int, acc, x):
-    """One step of a reduction: ``acc`` combined with the next value ``x``."""
-    # BEGIN SOLUTION 3.2
-    if op == SUM:
-        return acc + x
-    elif op == PROD:
-        return acc * x
-    elif op == MAX:
-        return acc if (acc > x or acc != acc) else x
-    else:  # MIN
-        return acc if (acc < x or acc != acc) else x
-    # END SOLUTION
-
-
-@njit(inline="always", **KERNEL_OPTIONS)
-def is_better(op: int, x, best) -> bool:
-    """Whether ``x`` strictly beats ``best`` for argmax/argmin (a NaN beats any number)."""
-    # BEGIN SOLUTION 3.2
-    if op == ARGMAX:
-        return x > best or (x != x and best == best)
-    else:  # ARGMIN
-        return x < best or (x != x and best == best)
-    # END SOLUTION
+unary_into = njit(error_model="numpy")(opcodes.unary_into)
+binary_into = njit(error_model="numpy")(opcodes.binary_into)
+reduce_step = njit(inline="always", error_model="numpy")(opcodes.reduce_step)
+is_better = njit(inline="always", error_model="numpy")(opcodes.is_better)
 
 
 # ---- segments: one op along n elements, each operand with its own start and step ----
 
 
-@njit(inline="always", **KERNEL_OPTIONS)
+@njit(**KERNEL_OPTIONS)
 def map_run(
     op: int, out: np.ndarray, out_pos: int, out_step: int, a: np.ndarray, a_pos: int, a_step: int, n: int
 ) -> None:
@@ -236,7 +127,7 @@ def map_run(
             unary_into(op, a[a_pos + j * a_step], out, out_pos + j * out_step)
 
 
-@njit(inline="always", **KERNEL_OPTIONS)
+@njit(**KERNEL_OPTIONS)
 def zip_run(
     op: int,
     out: np.ndarray,
@@ -273,28 +164,9 @@ def map_segment(
     op: int, out: np.ndarray, out_pos: int, out_step: int, a: np.ndarray, a_pos: int, a_step: int, n: int
 ) -> None:
     """:func:`map_run` with the op code tested once, outside the loops."""
-    if op == COPY:
-        map_run(COPY, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == NEG:
-        map_run(NEG, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == EXP:
-        map_run(EXP, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == LOG:
-        map_run(LOG, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == SQRT:
-        map_run(SQRT, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == ABS:
-        map_run(ABS, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == SIGMOID:
-        map_run(SIGMOID, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == TANH:
-        map_run(TANH, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == RELU:
-        map_run(RELU, out, out_pos, out_step, a, a_pos, a_step, n)
-    elif op == SIGN:
-        map_run(SIGN, out, out_pos, out_step, a, a_pos, a_step, n)
-    else:
-        map_run(LOGICAL_NOT, out, out_pos, out_step, a, a_pos, a_step, n)
+    for code in literal_unroll(UNARY_OP_CODES):
+        if op == code:
+            map_run(code, out, out_pos, out_step, a, a_pos, a_step, n)
 
 
 @njit(**KERNEL_OPTIONS)
@@ -312,37 +184,12 @@ def zip_segment(
     n: int,
 ) -> None:
     """:func:`zip_run` with the op code tested once, outside the loops."""
-    if op == ADD:
-        zip_run(ADD, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == SUB:
-        zip_run(SUB, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == MUL:
-        zip_run(MUL, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == DIV:
-        zip_run(DIV, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == POW:
-        zip_run(POW, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == MAXIMUM:
-        zip_run(MAXIMUM, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == MINIMUM:
-        zip_run(MINIMUM, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == LT:
-        zip_run(LT, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == LE:
-        zip_run(LE, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == GT:
-        zip_run(GT, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == GE:
-        zip_run(GE, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == EQ:
-        zip_run(EQ, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    elif op == NE:
-        zip_run(NE, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-    else:
-        zip_run(MASKED, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
+    for code in literal_unroll(BINARY_OP_CODES):
+        if op == code:
+            zip_run(code, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
 
 
-@njit(inline="always", **REDUCE_OPTIONS)
+@njit(**REDUCE_OPTIONS)
 def reduce_run(op: int, acc, run: np.ndarray):
     """``acc`` combined in turn with each element of the contiguous ``run``."""
     for r in range(run.size):
@@ -350,7 +197,7 @@ def reduce_run(op: int, acc, run: np.ndarray):
     return acc
 
 
-@njit(inline="always", **REDUCE_OPTIONS)
+@njit(**REDUCE_OPTIONS)
 def reduce_rows(op: int, acc: np.ndarray, a: np.ndarray, start: int, row_step: int, rows: int) -> None:
     """``acc[j] = op(acc[j], a[start + r * row_step + j])`` for each row ``r`` in turn."""
     for r in range(rows):
@@ -362,27 +209,19 @@ def reduce_rows(op: int, acc: np.ndarray, a: np.ndarray, start: int, row_step: i
 @njit(**REDUCE_OPTIONS)
 def reduce_segment(op: int, acc, run: np.ndarray):
     """:func:`reduce_run` with the op code tested once, outside the loop."""
-    if op == SUM:
-        return reduce_run(SUM, acc, run)
-    elif op == PROD:
-        return reduce_run(PROD, acc, run)
-    elif op == MAX:
-        return reduce_run(MAX, acc, run)
-    else:
-        return reduce_run(MIN, acc, run)
+    result = acc
+    for code in literal_unroll(REDUCE_OP_CODES):
+        if op == code:
+            result = reduce_run(code, acc, run)
+    return result
 
 
 @njit(**REDUCE_OPTIONS)
 def reduce_rows_segment(op: int, acc: np.ndarray, a: np.ndarray, start: int, row_step: int, rows: int) -> None:
     """:func:`reduce_rows` with the op code tested once, outside the loops."""
-    if op == SUM:
-        reduce_rows(SUM, acc, a, start, row_step, rows)
-    elif op == PROD:
-        reduce_rows(PROD, acc, a, start, row_step, rows)
-    elif op == MAX:
-        reduce_rows(MAX, acc, a, start, row_step, rows)
-    else:
-        reduce_rows(MIN, acc, a, start, row_step, rows)
+    for code in literal_unroll(REDUCE_OP_CODES):
+        if op == code:
+            reduce_rows(code, acc, a, start, row_step, rows)
 
 
 # ---- index helpers ----
@@ -535,7 +374,7 @@ def reduce_cell(
     a_pos = start_position(cell, shape, a_strides, last)
     acc = start
     first = 0
-    if (op == MAX or op == MIN) and length > 0:  # no identity: start from the first element
+    if (op == opcodes.MAX or op == opcodes.MIN) and length > 0:  # no identity: start from the first element
         acc = a[a_pos]
         first = 1
     out[out_pos] = reduce_segment(op, acc, a[a_pos + first : a_pos + length])
@@ -571,7 +410,7 @@ def reduce_chunk(
             a_pos += index * a_strides[d]
     totals = acc[row * width + j0 : row * width + j1]
     first = 0
-    if (op == MAX or op == MIN) and length > 0:  # no identity: start from the first row
+    if (op == opcodes.MAX or op == opcodes.MIN) and length > 0:  # no identity: start from the first row
         for j in range(j1 - j0):
             totals[j] = a[a_pos + j0 + j]
         first = 1

@@ -31,7 +31,9 @@ from numba import cuda
 from .. import dtypes
 from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
-from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, check_reduce_shapes
+from . import opcodes
+from .base import check_reduce_shapes
+from .opcodes import code_of
 
 #: threads per block of the elementwise kernels
 THREADS_PER_BLOCK = 256
@@ -50,29 +52,6 @@ _FLOAT = np.dtype(np.float32)
 _BOOL = np.dtype(np.bool_)
 #: dtypes the GPU adds atomically; the others accumulate in a wider copy of their storage
 _ATOMIC = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64)}
-
-
-def _check_op_codes() -> None:
-    """The kernels' op codes must cover exactly the op names every backend shares."""
-    for names, codes in (
-        (UNARY_OPS, kernels.UNARY_CODES),
-        (BINARY_OPS, kernels.BINARY_CODES),
-        (REDUCE_OPS, kernels.REDUCE_CODES),
-        (ARG_REDUCE_OPS, kernels.ARG_REDUCE_CODES),
-    ):
-        if set(names) != set(codes):
-            raise RuntimeError(f"cuda kernels know ops {sorted(codes)}, the backend interface {sorted(names)}")
-
-
-_check_op_codes()
-
-
-def _code(codes: dict[str, int], op: str) -> int:
-    """The op code of ``op``, or a ValueError naming the known ops."""
-    code = codes.get(op)
-    if code is None:
-        raise ValueError(f"unknown op {op!r}; expected one of {sorted(codes)}")
-    return code
 
 
 def _layout(td: TensorData) -> tuple[Shape, Strides]:
@@ -169,7 +148,7 @@ class CudaBackend:
     def _widened(self, td: TensorData) -> TensorData:
         """A contiguous float32 copy (on the device) of a float16 view."""
         wide = _contiguous(td.size, _FLOAT, td.shape)
-        self._launch_map(kernels.COPY, td, wide)
+        self._launch_map(opcodes.COPY, td, wide)
         return wide
 
     def _through_float32(self, method: Callable[..., None], *args: Any) -> None:
@@ -181,7 +160,7 @@ class CudaBackend:
             return
         temp = _contiguous(out.size, _FLOAT, out.shape)
         method(*inputs, temp)
-        self._launch_map(kernels.COPY, temp, out)
+        self._launch_map(opcodes.COPY, temp, out)
 
     # ---- the primitives ----
 
@@ -195,17 +174,17 @@ class CudaBackend:
         )
 
     def map(self, op: str, a: TensorData, out: TensorData) -> None:
-        code = _code(kernels.UNARY_CODES, op)
+        code = code_of(opcodes.UNARY_CODES, op)
         if out.size == 0:
             return
         halves = (a.storage.dtype == _HALF) + (out.storage.dtype == _HALF)
-        if halves and not (code == kernels.COPY and {a.storage.dtype, out.storage.dtype} <= {_HALF, _FLOAT}):
+        if halves and not (code == opcodes.COPY and {a.storage.dtype, out.storage.dtype} <= {_HALF, _FLOAT}):
             # only float32 <-> float16 converts directly; everything else goes through float32
             return self._through_float32(self.map, op, a, out)
         self._launch_map(code, a, out)
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
-        code = _code(kernels.BINARY_CODES, op)
+        code = code_of(opcodes.BINARY_CODES, op)
         if out.size == 0:
             return
         if _HALF in (a.storage.dtype, b.storage.dtype, out.storage.dtype):
@@ -229,19 +208,19 @@ class CudaBackend:
         return _blocks(out.size, 1), threads, args
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
-        code = _code(kernels.REDUCE_CODES, op)
+        code = code_of(opcodes.REDUCE_CODES, op)
         check_reduce_shapes(a, dim, out)
         if out.size == 0:
             return
         if _HALF in (a.storage.dtype, out.storage.dtype):
             return self._through_float32(self.reduce, op, a, dim, out)
         acc = _accumulator(a.storage.dtype)
-        start = acc(1 if code == kernels.PROD else 0)
+        start = acc(1 if code == opcodes.PROD else 0)
         blocks, threads, args = self._reduce_launch(a, out, dim)
         kernels.reduce_kernel(REDUCE_THREADS, acc)[blocks, threads](code, *args, start)
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
-        code = _code(kernels.ARG_REDUCE_CODES, op)
+        code = code_of(opcodes.ARG_REDUCE_CODES, op)
         check_reduce_shapes(a, dim, out)
         if out.size == 0:
             return

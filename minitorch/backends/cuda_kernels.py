@@ -1,8 +1,8 @@
 """Numba ``@cuda.jit`` kernels of the cuda backend.
 
 The same ops as :mod:`.cpu_kernels`, written for thousands of threads instead of two. The
-scalar operation is picked by an integer *op code*, so one compiled kernel serves every op of
-a dtype. Views arrive as their whole ``storage`` plus an ``offset``; shapes and strides
+scalar operation is picked by an integer *op code* of :mod:`.opcodes` (whose scalar bodies
+are compiled here as device functions), so one compiled kernel serves every op of a dtype. Views arrive as their whole ``storage`` plus an ``offset``; shapes and strides
 arrive as tuples of ints, which the launch passes by value (no copy to the device for them).
 
 * :func:`map_kernel`, :func:`zip_kernel`: a 1-D grid, one thread per output element (a
@@ -26,38 +26,16 @@ result straight into ``out`` so Numba casts it to ``out``'s dtype.
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import Any
 
 import numba
 from numba import cuda
 
-from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS
-
-#: op codes: the position of each op name in :mod:`.base`'s tuples
-UNARY_CODES: dict[str, int] = {name: code for code, name in enumerate(UNARY_OPS)}
-BINARY_CODES: dict[str, int] = {name: code for code, name in enumerate(BINARY_OPS)}
-REDUCE_CODES: dict[str, int] = {name: code for code, name in enumerate(REDUCE_OPS)}
-ARG_REDUCE_CODES: dict[str, int] = {name: code for code, name in enumerate(ARG_REDUCE_OPS)}
-
-COPY, NEG, EXP, LOG, SQRT, ABS, SIGMOID, TANH, RELU, SIGN, LOGICAL_NOT = (
-    UNARY_CODES[name] for name in
-    ("copy", "neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "sign", "logical_not")
-)
-ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = (
-    BINARY_CODES[name] for name in
-    ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "lt", "le", "gt", "ge", "eq", "ne", "masked")
-)
-SUM, PROD, MAX, MIN = (REDUCE_CODES[name] for name in ("sum", "prod", "max", "min"))
-ARGMAX, ARGMIN = (ARG_REDUCE_CODES[name] for name in ("argmax", "argmin"))
+from . import opcodes
 
 #: the most dimensions a tensor may have on the device (the size of the local index buffers)
 MAX_DIMS = 32
-
-#: above this, ``exp`` overflows float64 (the GPU gives inf by itself; the simulator's
-#: ``math.exp`` would raise, as would its ``math.log``/``math.sqrt`` outside their domain)
-EXP_OVERFLOW = 709.78
 
 int64 = numba.int64
 
@@ -87,114 +65,12 @@ def index_to_position(index: Any, strides: tuple, offset: int) -> int:
     # END SOLUTION
 
 
-# ---- the ops: ``out[pos] = op(...)`` (device functions) ----
+# ---- the ops of :mod:`.opcodes`, compiled as device functions ----
 
-
-@cuda.jit(device=True)
-def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
-    """``out[pos] = op(x)`` for a unary op code (IEEE results outside a function's domain)."""
-    # BEGIN SOLUTION 3.4
-    if op == COPY:
-        out[pos] = x
-    elif op == NEG:
-        out[pos] = -x
-    elif op == EXP:
-        out[pos] = math.inf if x > EXP_OVERFLOW else math.exp(x)
-    elif op == LOG:
-        out[pos] = math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
-    elif op == SQRT:
-        out[pos] = math.sqrt(x) if x >= 0 else math.nan
-    elif op == ABS:
-        out[pos] = abs(x)
-    elif op == SIGMOID:
-        # the form that cannot overflow on either side
-        if x >= 0:
-            out[pos] = 1.0 / (1.0 + math.exp(-x))
-        else:
-            z = math.exp(x)
-            out[pos] = z / (1.0 + z)
-    elif op == TANH:
-        out[pos] = math.tanh(x)
-    elif op == RELU:
-        if x > 0 or x != x:
-            out[pos] = x
-        else:
-            out[pos] = 0
-    elif op == SIGN:
-        if x > 0:
-            out[pos] = 1
-        elif x < 0:
-            out[pos] = -1
-        else:
-            out[pos] = 0
-    else:  # LOGICAL_NOT
-        out[pos] = x == 0
-    # END SOLUTION
-
-
-@cuda.jit(device=True)
-def binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> None:
-    """``out[pos] = op(x, y)`` for a binary op code."""
-    # BEGIN SOLUTION 3.4
-    if op == ADD:
-        out[pos] = x + y
-    elif op == SUB:
-        out[pos] = x - y
-    elif op == MUL:
-        out[pos] = x * y
-    elif op == DIV:
-        out[pos] = x / y
-    elif op == POW:
-        out[pos] = x**y
-    elif op == MAXIMUM:
-        out[pos] = x if (x > y or x != x) else y
-    elif op == MINIMUM:
-        out[pos] = x if (x < y or x != x) else y
-    elif op == LT:
-        out[pos] = x < y
-    elif op == LE:
-        out[pos] = x <= y
-    elif op == GT:
-        out[pos] = x > y
-    elif op == GE:
-        out[pos] = x >= y
-    elif op == EQ:
-        out[pos] = x == y
-    elif op == NE:
-        out[pos] = x != y
-    else:  # MASKED: a selection, never a product, so inf/nan where y is 0 stay out
-        if y != 0:
-            out[pos] = x
-        else:
-            out[pos] = 0
-    # END SOLUTION
-
-
-@cuda.jit(device=True)
-def reduce_step(op: int, acc: Any, x: Any) -> Any:
-    """One step of a reduction: ``acc`` combined with the next value ``x`` (NaN wins max/min)."""
-    # BEGIN SOLUTION 3.5
-    if op == SUM:
-        return acc + x
-    elif op == PROD:
-        return acc * x
-    elif op == MAX:
-        return acc if (acc > x or acc != acc) else x
-    else:  # MIN
-        return acc if (acc < x or acc != acc) else x
-    # END SOLUTION
-
-
-@cuda.jit(device=True)
-def is_better(op: int, x: Any, best: Any) -> bool:
-    """Whether ``x`` strictly beats ``best`` for argmax/argmin (a NaN beats any number)."""
-    # BEGIN SOLUTION 3.6
-    if x != x:
-        return best == best
-    if op == ARGMAX:
-        return x > best
-    return x < best
-    # END SOLUTION
+unary_into = cuda.jit(device=True)(opcodes.unary_into)
+binary_into = cuda.jit(device=True)(opcodes.binary_into)
+reduce_step = cuda.jit(device=True)(opcodes.reduce_step)
+is_better = cuda.jit(device=True)(opcodes.is_better)
 
 
 # ---- elementwise kernels ----

@@ -2,64 +2,30 @@
 
 Slow on purpose and easy to check by eye; the course builds it first and the tests use it
 as the reference the fast backends must agree with. Every op is one loop over the output:
-turn the ordinal into an index, broadcast it into each input, read, compute, write.
+turn the ordinal into an index, broadcast it into each input, read, compute, write. The
+scalar math is :mod:`.opcodes`' bodies run as plain Python on NumPy scalars, so each
+dtype's arithmetic (float32 rounding, integer wrap-around) is NumPy's, and results outside
+a function's domain are IEEE values (warnings off, as in compiled code).
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
-from .. import dtypes, operators
+from .. import dtypes
 from ..tensor_data import TensorData, broadcast_index, index_to_position, to_index
+from . import opcodes
 from .base import check_reduce_shapes
-
-UNARY: dict[str, Callable[[float], float]] = {
-    "copy": operators.identity,
-    "neg": operators.neg,
-    "exp": operators.exp,
-    "log": operators.log,
-    "sqrt": operators.sqrt,
-    "abs": operators.absolute,
-    "sigmoid": operators.sigmoid,
-    "tanh": operators.tanh,
-    "relu": operators.relu,
-    "sign": operators.sign,
-    "logical_not": lambda x: not x,
-}
-BINARY: dict[str, Callable[[float, float], float]] = {
-    "add": operators.add,
-    "sub": operators.sub,
-    "mul": operators.mul,
-    "div": operators.div,
-    "pow": operators.power,
-    "maximum": operators.maximum,
-    "minimum": operators.minimum,
-    "lt": operators.lt,
-    "le": operators.le,
-    "gt": operators.gt,
-    "ge": operators.ge,
-    "eq": operators.eq,
-    "ne": operators.ne,
-    "masked": lambda x, keep: x if keep else 0,
-}
-REDUCE: dict[str, Callable[[float, float], float]] = {
-    "sum": operators.add,
-    "prod": operators.mul,
-    "max": operators.maximum,
-    "min": operators.minimum,
-}
-ARG_REDUCE: dict[str, Callable[[float, float], bool]] = {
-    # "is the new value strictly better than the best so far?" (NaN wins, as in PyTorch)
-    "argmax": lambda new, best: new > best or (new != new and best == best),
-    "argmin": lambda new, best: new < best or (new != new and best == best),
-}
-
+from .opcodes import code_of
 
 def _python_value(value: object) -> object:
-    """NumPy scalars as Python numbers, so the math in ``operators`` sees plain floats and ints."""
+    """NumPy scalars as Python numbers (for the index arithmetic and sums of the indexing primitives)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _readable(buffer: np.ndarray) -> np.ndarray:
+    """The buffer the op bodies read: bool as uint8 (the same bytes), as the compiled backends do."""
+    return buffer.view(np.uint8) if buffer.dtype == np.bool_ else buffer
 
 
 class SimpleBackend:
@@ -71,33 +37,35 @@ class SimpleBackend:
         return np.empty(size, dtype=dtype.numpy)
 
     def map(self, op: str, a: TensorData, out: TensorData) -> None:
-        fn = UNARY[op]
+        code = code_of(opcodes.UNARY_CODES, op)
         out_index = np.zeros(out.dims, np.int64)
         a_index = np.zeros(a.dims, np.int64)
-        a_buf, out_buf = a.buffer, out.buffer
-        for ordinal in range(out.size):
-            to_index(ordinal, out.shape, out_index)
-            broadcast_index(out_index, out.shape, a.shape, a_index)
-            value = fn(_python_value(a_buf[index_to_position(a_index, a.strides)]))
-            out_buf[index_to_position(out_index, out.strides)] = value
+        a_buf, out_buf = _readable(a.buffer), out.buffer
+        with np.errstate(all="ignore"):
+            for ordinal in range(out.size):
+                to_index(ordinal, out.shape, out_index)
+                broadcast_index(out_index, out.shape, a.shape, a_index)
+                x = a_buf[index_to_position(a_index, a.strides)]
+                opcodes.unary_into(code, x, out_buf, index_to_position(out_index, out.strides))
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
-        fn = BINARY[op]
+        code = code_of(opcodes.BINARY_CODES, op)
         out_index = np.zeros(out.dims, np.int64)
         a_index = np.zeros(a.dims, np.int64)
         b_index = np.zeros(b.dims, np.int64)
-        a_buf, b_buf, out_buf = a.buffer, b.buffer, out.buffer
-        for ordinal in range(out.size):
-            to_index(ordinal, out.shape, out_index)
-            broadcast_index(out_index, out.shape, a.shape, a_index)
-            broadcast_index(out_index, out.shape, b.shape, b_index)
-            x = _python_value(a_buf[index_to_position(a_index, a.strides)])
-            y = _python_value(b_buf[index_to_position(b_index, b.strides)])
-            out_buf[index_to_position(out_index, out.strides)] = fn(x, y)
+        a_buf, b_buf, out_buf = _readable(a.buffer), _readable(b.buffer), out.buffer
+        with np.errstate(all="ignore"):
+            for ordinal in range(out.size):
+                to_index(ordinal, out.shape, out_index)
+                broadcast_index(out_index, out.shape, a.shape, a_index)
+                broadcast_index(out_index, out.shape, b.shape, b_index)
+                x = a_buf[index_to_position(a_index, a.strides)]
+                y = b_buf[index_to_position(b_index, b.strides)]
+                opcodes.binary_into(code, x, y, out_buf, index_to_position(out_index, out.strides))
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         check_reduce_shapes(a, dim, out)
-        fn = REDUCE[op]
+        code = code_of(opcodes.REDUCE_CODES, op)
         out_index = np.zeros(out.dims, np.int64)
         a_buf, out_buf = a.buffer, out.buffer
         for ordinal in range(out.size):
@@ -107,14 +75,14 @@ class SimpleBackend:
             for j in range(a.shape[dim]):
                 a_index[dim] = j
                 value = _python_value(a_buf[index_to_position(a_index, a.strides)])
-                acc = value if acc is None else fn(acc, value)
+                acc = value if acc is None else opcodes.reduce_step(code, acc, value)
             if acc is None:  # an empty dimension: only sum and prod have an identity
-                acc = 0 if op == "sum" else 1
+                acc = 1 if code == opcodes.PROD else 0
             out_buf[index_to_position(out_index, out.strides)] = acc
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         check_reduce_shapes(a, dim, out)
-        better = ARG_REDUCE[op]
+        code = code_of(opcodes.ARG_REDUCE_CODES, op)
         out_index = np.zeros(out.dims, np.int64)
         a_buf, out_buf = a.buffer, out.buffer
         for ordinal in range(out.size):
@@ -124,7 +92,7 @@ class SimpleBackend:
             for j in range(a.shape[dim]):
                 a_index[dim] = j
                 value = _python_value(a_buf[index_to_position(a_index, a.strides)])
-                if best is None or better(value, best):
+                if best is None or opcodes.is_better(code, value, best):
                     best_pos, best = j, value
             out_buf[index_to_position(out_index, out.strides)] = best_pos
 

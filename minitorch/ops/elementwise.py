@@ -1,5 +1,10 @@
 r"""Elementwise ops: forward through the backend's ``map``/``zip``, backward as tensor math.
 
+The unary math methods of ``Tensor`` live here too, next to the Functions they run
+(:class:`UnaryMath`, which ``Tensor`` inherits), with the top-level functions
+(``minitorch.exp(x)``). Adding a unary op: its scalar body in ``backends/opcodes.py``, its
+Function, method and function here, its export in ``minitorch/__init__.py``.
+
 Binary ops receive operands already promoted to one dtype and may broadcast; the engine
 sums each gradient back to its input's shape, so the backward rules here are the plain
 calculus of one element.
@@ -7,10 +12,14 @@ calculus of one element.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import dtypes
 from ..autograd.function import Context, Function
 from ..dispatch import empty, map_op, zip_op
-from ..tensor import Tensor, where
+
+if TYPE_CHECKING:  # Tensor inherits UnaryMath from this module: the import runs the other way
+    from ..tensor import Tensor
 
 # ---- one operand ----
 
@@ -134,6 +143,8 @@ class Tanh(Function):
 class ReLU(Function):
     r""":math:`f(a) = \max(a, 0),\quad f'(a) = \mathbb{1}[a > 0]`"""
 
+    grad_fn_name = "ReluBackward0"
+
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
         # BEGIN SOLUTION 2.3
@@ -150,8 +161,38 @@ class ReLU(Function):
         # END SOLUTION
 
 
+class Sin(Function):
+    r""":math:`f(a) = \sin a,\quad f'(a) = \cos a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("sin", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    r""":math:`f(a) = \cos a,\quad f'(a) = -\sin a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("cos", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return -(grad * a.sin())
+
+
 class Cast(Function):
     """Convert to another dtype; the gradient converts back to the input's dtype."""
+
+    grad_fn_name = "ToCopyBackward0"
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dtype: dtypes.dtype) -> Tensor:
@@ -270,6 +311,8 @@ class Pow(Function):
     :math:`(-1)^b` for the bases 1 and -1, 0 for any other base (0 included).
     """
 
+    number_args = (1,)
+
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         if a.dtype.is_floating_point or a.dtype is dtypes.bool_:
@@ -287,10 +330,10 @@ class Pow(Function):
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             # b * a^(b-1), with the exponent 0 giving 0 even at a = 0
-            grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1))
+            grad_a = (grad * b * a ** (b - 1)).where(b != 0, 0.0)
         if ctx.needs_input_grad[1]:
             zero_base = (a == 0) & (b >= 0)
-            grad_b = where(zero_base, 0.0, grad * out * a.log())
+            grad_b = (grad * out * a.log()).where(~zero_base, 0.0)
         return grad_a, grad_b
 
 
@@ -337,6 +380,10 @@ class Clamp(Function):
     the gradient passes where :math:`\mathrm{low} \le a \le \mathrm{high}` (bounds included,
     NaN excluded, as in PyTorch)."""
 
+    number_args = (1, 2)
+
+    grad_fn_name = "ClampBackward1"
+
     @staticmethod
     def forward(ctx: Context, a: Tensor, low: Tensor | None, high: Tensor | None) -> Tensor:
         ctx.save_for_backward(a, low, high)
@@ -353,7 +400,7 @@ class Clamp(Function):
         inside = (a >= low) if low is not None else None
         if high is not None:
             inside = (a <= high) if inside is None else inside & (a <= high)
-        return where(inside, grad, 0.0), None, None
+        return grad.where(inside, 0.0), None, None
 
 
 class Where(Function):
@@ -368,6 +415,81 @@ class Where(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[None, Tensor | None, Tensor | None]:
         (condition,) = ctx.saved_tensors
-        grad_a = where(condition, grad, 0.0) if ctx.needs_input_grad[1] else None
-        grad_b = where(condition, 0.0, grad) if ctx.needs_input_grad[2] else None
+        grad_a = grad.where(condition, 0.0) if ctx.needs_input_grad[1] else None
+        grad_b = grad.where(~condition, 0.0) if ctx.needs_input_grad[2] else None
         return None, grad_a, grad_b
+
+
+# ---- the methods of Tensor and the top-level functions ----
+
+
+def _floating(a: Tensor) -> Tensor:
+    """``a``, or its cast to the default float dtype if it holds integers (as PyTorch's float math)."""
+    return a if a.dtype.is_floating_point else a.to(dtypes.get_default_dtype())
+
+
+class UnaryMath:
+    """The unary math methods of :class:`~minitorch.tensor.Tensor` (which inherits them)."""
+
+    def exp(self: Tensor) -> Tensor:
+        return Exp.apply(_floating(self))
+
+    def log(self: Tensor) -> Tensor:
+        return Log.apply(_floating(self))
+
+    def sqrt(self: Tensor) -> Tensor:
+        return Sqrt.apply(_floating(self))
+
+    def sigmoid(self: Tensor) -> Tensor:
+        return Sigmoid.apply(_floating(self))
+
+    def tanh(self: Tensor) -> Tensor:
+        return Tanh.apply(_floating(self))
+
+    def relu(self: Tensor) -> Tensor:
+        return ReLU.apply(self)
+
+    def abs(self: Tensor) -> Tensor:  # noqa: A003 - PyTorch's name
+        return Abs.apply(self)
+
+    def sin(self: Tensor) -> Tensor:
+        return Sin.apply(_floating(self))
+
+    def cos(self: Tensor) -> Tensor:
+        return Cos.apply(_floating(self))
+
+
+def exp(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
+    return input.exp()
+
+
+def log(input: Tensor) -> Tensor:  # noqa: A002
+    return input.log()
+
+
+def sqrt(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sqrt()
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return input.tanh()
+
+
+def relu(input: Tensor) -> Tensor:  # noqa: A002
+    return input.relu()
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001, A002 - PyTorch's names
+    return input.abs()
+
+
+def sin(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sin()
+
+
+def cos(input: Tensor) -> Tensor:  # noqa: A002
+    return input.cos()

@@ -7,11 +7,13 @@ were broadcast are summed back by the engine.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..autograd.function import Context, Function
 from ..dispatch import matmul_op, zip_op
-from ..tensor import Tensor
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
 
 
 class MatMul(Function):

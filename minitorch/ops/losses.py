@@ -41,6 +41,8 @@ class CrossEntropy(Function):
     the others must lie in ``[0, classes)``.
     """
 
+    grad_fn_name = "NllLossBackward0"
+
     @staticmethod
     def forward(ctx: Context, x: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
         n, classes = x.shape

@@ -3,9 +3,13 @@ spreading the gradient back over the reduced elements."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..autograd.function import Context, Function
 from ..dispatch import arg_reduce_op, reduce_op
-from ..tensor import Tensor
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
 
 
 def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
@@ -47,8 +51,24 @@ class Sum(Function):
         # END SOLUTION
 
 
+class Mean(Function):
+    r""":math:`m = \frac{1}{n}\sum_{i \in \mathrm{dims}} a_i` over the :math:`n` elements reduced; each gets :math:`1/n` of the gradient."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool, count: int, all_dims: bool) -> Tensor:
+        ctx.count = count
+        ctx.grad_fn_name = "MeanBackward0" if all_dims else "MeanBackward1"
+        return Sum.forward(ctx, a, dims, keepdim) / count
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
+        return Sum.backward(ctx, grad / ctx.count)[0], None, None, None, None
+
+
 class MaxAlongDim(Function):
     """``max``/``min`` along one dim: values; the gradient goes to the returned index."""
+
+    grad_fn_name = "MaxBackward0"
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dim: int, keepdim: bool, op: str) -> Tensor:
@@ -68,6 +88,8 @@ class MaxAlongDim(Function):
 
 class MaxAll(Function):
     """``max``/``min`` of all elements; the gradient is split evenly between ties (as PyTorch)."""
+
+    grad_fn_name = "MaxBackward1"
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, op: str) -> Tensor:

@@ -6,14 +6,16 @@ gradient is permuted back, an expand's is summed, a slice's is scattered into ze
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..autograd.engine import sum_to_shape
 from ..autograd.function import Context, Function
-from ..dispatch import empty, map_op
+from ..dispatch import empty, map_op, tensor_class
 from ..index_checks import INDEX_DTYPES
-from ..tensor import Tensor
 from ..tensor_data import TensorData, expand_strides, view_strides
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
 
 
 def _shape_str(shape: Sequence[int]) -> str:
@@ -80,7 +82,7 @@ def _tensor_item(item: Any) -> Any:
     PyTorch reads other tensors as advanced (gathering or masking) indices, which this
     basic indexing does not do; taking them for ints would give a silently wrong shape.
     """
-    if not isinstance(item, Tensor):
+    if not isinstance(item, tensor_class()):
         return item
     if item.dtype.is_floating_point:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -146,12 +148,28 @@ def basic_index(data: TensorData, key: Any) -> TensorData:
     return TensorData(data.storage, shape, strides, offset)
 
 
+def _index_node_name(key: Any) -> str:
+    """PyTorch's ``grad_fn`` name for ``a[key]``: that of the last entry that does something
+    (it indexes dimension by dimension: an int selects, a slice slices, None unsqueezes)."""
+    entries = key if isinstance(key, tuple) else (key,)
+    for entry in reversed(entries):
+        if entry is None:
+            return "UnsqueezeBackward0"
+        if isinstance(entry, slice):
+            if entry != slice(None):
+                return "SliceBackward0"
+        elif entry is not Ellipsis:
+            return "SelectBackward0"
+    return "SliceBackward0" if any(isinstance(entry, slice) for entry in entries) else "AliasBackward0"
+
+
 class Slice(Function):
     """Basic indexing ``a[key]``; the gradient is scattered into zeros of the input's shape."""
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, key: Any) -> Tensor:
         ctx.input_shape, ctx.key = a.shape, key
+        ctx.grad_fn_name = _index_node_name(key)
         return a._view_of(basic_index(a._data, key))
 
     @staticmethod

@@ -95,6 +95,8 @@ def windows(a: Tensor, dims: Sequence[int], sizes: Sequence[int], steps: Sequenc
 class ConstantPad(Function):
     """``a`` surrounded by ``value``: ``pads[d] = (before, after)`` elements along dimension ``d``."""
 
+    grad_fn_name = "ConstantPadNdBackward0"
+
     @staticmethod
     def forward(ctx: Context, a: Tensor, pads: tuple[tuple[int, int], ...], value: float) -> Tensor:
         if len(pads) != a.dim() or any(before < 0 or after < 0 for before, after in pads):

@@ -96,10 +96,12 @@ def _softmax_input(name: str, input: Tensor, dim: Optional[int], dtype: Any) -> 
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     r""":math:`e^{x_i} / \sum_j e^{x_j}` along ``dim`` (computed stably from :math:`x - \max x`)."""
     source, d = _softmax_input("softmax", input, dim, dtype)
-    return Softmax.apply(source, d).view(input.shape)
+    out = Softmax.apply(source, d)
+    return out if input.dim() else out.view(())  # a 0-d input was computed as one element
 
 
 def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     r""":math:`x_i - \log \sum_j e^{x_j}` along ``dim``, finite wherever the inputs are."""
     source, d = _softmax_input("log_softmax", input, dim, dtype)
-    return LogSoftmax.apply(source, d).view(input.shape)
+    out = LogSoftmax.apply(source, d)
+    return out if input.dim() else out.view(())  # a 0-d input was computed as one element

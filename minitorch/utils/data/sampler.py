@@ -19,7 +19,7 @@ def _numpy_generator(generator: Optional[Any]) -> np.random.Generator:
     :func:`minitorch.manual_seed` fixes every epoch's order, and two epochs differ.
     """
     if generator is None:
-        return np.random.default_rng(int(random.default_generator().integers(SEED_BOUND)))
+        return np.random.default_rng(int(random.default_generator.numpy_generator().integers(SEED_BOUND)))
     if isinstance(generator, np.random.Generator):
         return generator
     return generator.numpy_generator()

@@ -1,0 +1,66 @@
+"""Numba's on-disk cache for kernels that compile the op table of :mod:`.opcodes` in.
+
+Numba keys a cached kernel on its own source file only: had ``opcodes.py`` changed (an
+op added, a scalar body fixed), a kernel file that did not change would go on loading the
+old machine code from the cache. So the kernel files register here, before their first
+``@njit(cache=True)``, and their cache entries are stamped with their own source *and* a
+digest of ``opcodes.py``: a change to either compiles them afresh.
+
+It works through Numba's cache locators (``numba.core.caching``), the classes that decide
+where a function's cache lives and which stamp makes it stale: ours come first in Numba's
+list and take only the registered files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from numba.core import caching
+
+from . import opcodes
+
+#: source files whose kernels compile the op table in (absolute paths)
+_KERNEL_FILES: set[str] = set()
+
+
+def source_digest(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a source file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+#: the digest of the op table the kernels compiled in this process depend on
+OPCODES_DIGEST = source_digest(opcodes.__file__)
+
+
+def stamp(own_stamp: Any, opcodes_digest: str = OPCODES_DIGEST) -> tuple[Any, str]:
+    """The cache stamp of a kernel file: Numba's own stamp of it, and the op table's digest."""
+    return (own_stamp, opcodes_digest)
+
+
+class _StampedWithOpcodes:
+    """Mixin for a Numba cache locator: only for registered files, stamped with the op table."""
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> Any:
+        if os.path.abspath(py_file) not in _KERNEL_FILES:
+            return None
+        return super().from_function(py_func, py_file)  # type: ignore[misc]
+
+    def get_source_stamp(self) -> tuple[Any, str]:
+        return stamp(super().get_source_stamp())  # type: ignore[misc]
+
+
+_LOCATORS = [
+    type(f"OpcodesStamped{base.__name__}", (_StampedWithOpcodes, base), {})
+    for base in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+]
+if not any(issubclass(cls, _StampedWithOpcodes) for cls in caching.CacheImpl._locator_classes):
+    caching.CacheImpl._locator_classes[:0] = _LOCATORS
+
+
+def register(py_file: str) -> None:
+    """Stamp the cached kernels of ``py_file`` with the op table (call before its first ``@njit``)."""
+    _KERNEL_FILES.add(os.path.abspath(py_file))

@@ -1,0 +1,94 @@
+"""``grad_fn`` names and ``next_functions`` as PyTorch prints them, PyTorch as the oracle."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Callable, Optional
+
+import pytest
+
+import minitorch
+
+Expression = Callable[[ModuleType, Any, Any], Any]
+
+
+def _node_name(node: Any) -> Optional[str]:
+    """The class name a node prints as (``AccumulateGrad`` for a leaf's), or None."""
+    if node is None:
+        return None
+    name = node.name()
+    return name.rsplit("::", 1)[-1]  # PyTorch's C++ nodes carry their namespace in name()
+
+
+def _graph_names(out: Any) -> tuple[Optional[str], list[Optional[str]]]:
+    node = out.grad_fn
+    return _node_name(node), [_node_name(n) for n, _ in node.next_functions]
+
+
+EXPRESSIONS: dict[str, Expression] = {
+    "add": lambda lib, w, x: w + 1,
+    "mul": lambda lib, w, x: w * w,
+    "sub": lambda lib, w, x: w - x,
+    "div": lambda lib, w, x: w / 2,
+    "neg": lambda lib, w, x: -w,
+    "pow": lambda lib, w, x: w**2,
+    "exp": lambda lib, w, x: w.exp(),
+    "log": lambda lib, w, x: w.log(),
+    "sqrt": lambda lib, w, x: w.sqrt(),
+    "abs": lambda lib, w, x: w.abs(),
+    "sigmoid": lambda lib, w, x: w.sigmoid(),
+    "tanh": lambda lib, w, x: w.tanh(),
+    "relu": lambda lib, w, x: w.relu(),
+    "functional_relu": lambda lib, w, x: lib.nn.functional.relu(w),
+    "sum": lambda lib, w, x: w.sum(),
+    "sum_dim": lambda lib, w, x: x.sum(1),
+    "mean": lambda lib, w, x: w.mean(),
+    "mean_dim": lambda lib, w, x: x.mean(1),
+    "view": lambda lib, w, x: x.view(3, 2),
+    "reshape": lambda lib, w, x: x.reshape(6),
+    "flatten": lambda lib, w, x: x.flatten(),
+    "t": lambda lib, w, x: x.t(),
+    "T": lambda lib, w, x: x.T,
+    "permute": lambda lib, w, x: x.permute(1, 0),
+    "transpose": lambda lib, w, x: x.transpose(0, 1),
+    "expand": lambda lib, w, x: w.expand(2, 3),
+    "unsqueeze": lambda lib, w, x: w.unsqueeze(0),
+    "squeeze_dim": lambda lib, w, x: w.unsqueeze(0).squeeze(0),
+    "squeeze_all": lambda lib, w, x: w.unsqueeze(0).squeeze(),
+    "select": lambda lib, w, x: x[0],
+    "select_then_full_slice": lambda lib, w, x: x[0, :],
+    "slice": lambda lib, w, x: x[:, 1:],
+    "full_slice": lambda lib, w, x: x[:],
+    "index_none": lambda lib, w, x: x[None],
+    "clone": lambda lib, w, x: w.clone(),
+    "to_double": lambda lib, w, x: w.double(),
+    "mm": lambda lib, w, x: x @ x.t(),
+    "log_softmax": lambda lib, w, x: lib.nn.functional.log_softmax(x, 1),
+    "softmax": lambda lib, w, x: lib.nn.functional.softmax(x, 1),
+    "max": lambda lib, w, x: w.max(),
+    "max_dim": lambda lib, w, x: x.max(1)[0],
+    "amax": lambda lib, w, x: x.amax(1),
+    "clamp": lambda lib, w, x: w.clamp(0, 1),
+    "maximum": lambda lib, w, x: lib.maximum(w, x),
+    "where": lambda lib, w, x: lib.where(w > 0, w, x),
+    "cat": lambda lib, w, x: lib.cat([w, w]),
+    "gelu": lambda lib, w, x: lib.nn.functional.gelu(w),
+    "contiguous": lambda lib, w, x: x.t().contiguous(),
+    "inplace_add": lambda lib, w, x: (w * 2).add_(1),
+    "inplace_exp": lambda lib, w, x: (w * 2).exp_(),
+}
+
+
+@pytest.mark.parametrize("name", list(EXPRESSIONS))
+def test_grad_fn_matches_torch(name: str, torch_ref: ModuleType) -> None:
+    def run(lib: ModuleType) -> Any:
+        w = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        return _graph_names(EXPRESSIONS[name](lib, w, x))
+
+    assert run(minitorch) == run(torch_ref)
+
+
+def test_grad_fn_repr_is_torchs() -> None:
+    node = (minitorch.ones(2, requires_grad=True) * 2).grad_fn
+    assert repr(node) == f"<MulBackward0 object at {hex(id(node))}>"
