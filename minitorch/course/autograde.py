@@ -1,12 +1,14 @@
 """Score a copy of minitorch task by task.
 
-For a submission (a folder holding a ``minitorch/`` package) the grader builds a workspace:
-the submission's package next to the course's own tests (hidden ones included) and
-``pyproject.toml``, so a submission cannot change what grades it. Then, for each task, a
-fresh ``python -m pytest`` process runs that task's tests with a small plugin
-(:mod:`.grading_plugin`) that records every test's outcome. A task scores its points times
-the fraction of its tests that passed. A crash, a timeout or a package that does not import
-costs only the tests it touches, and the output says what broke.
+For a submission (a folder holding a ``minitorch/`` package, checked by
+:func:`find_package`) every run gets a fresh workspace: a copy of the submission's package
+next to the course's own tests and ``pyproject.toml``, which stay the grader's files. The
+import check, then each task's tests, then (apart, never shown) each task's hidden tests
+run in a fresh ``python -m pytest`` process inside a :class:`~.sandbox.Sandbox`, with a
+small plugin (:mod:`.grading_plugin`) that records every test's outcome. A task scores its
+points times the fraction of its scored tests (those failing on its stub, see
+:mod:`.calibration`) that passed. A crash, a timeout or a package that does not import
+costs only the tests it touches, and the output says what broke in one sentence.
 
 Results: a table on stdout and a Gradescope ``results.json`` (``score``, ``output`` and one
 entry per task under ``tests`` with ``name``, ``number``, ``score``, ``max_score``,

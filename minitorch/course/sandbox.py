@@ -65,11 +65,12 @@ class Limits:
     processes: int = DEFAULT_PROCESSES
 
     def apply(self, cpu_seconds: float) -> None:
-        """Set the limits on the calling process (run in the child before ``exec``)."""
+        """Set the limits on the calling process (run in the child before ``exec``); the CPU
+        limit allows ``cpu_seconds`` of wall-clock time on every core."""
         resource.setrlimit(resource.RLIMIT_AS, (self.memory_bytes, self.memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.file_bytes, self.file_bytes))
         resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
-        cpu = max(1, int(cpu_seconds))
+        cpu = max(1, int(cpu_seconds * (os.cpu_count() or 1)))  # every core busy for the whole wall-clock limit
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
