@@ -8,7 +8,8 @@ when their lines have the same text between numbers and their numbers are printe
 relative tolerance (``DEFAULT_RTOL``; a script may loosen it with a ``# compat: rtol=1e-4``
 line, or set an absolute floor with ``# compat: atol=1e-9``). Object addresses (``0x7f...``)
 are masked before comparing, and minitorch's own qualified names (``minitorch.Size``,
-``minitorch.float32``) read as PyTorch's: a program printing them is right for minitorch.
+``minitorch.float32``) read as PyTorch's: a program printing them is right for minitorch (a
+tensor print's suffixes are joined to their line, as the longer name may move a line break).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ MARKER = re.compile(r"^#\s*compat:\s*(?P<key>rtol|atol)\s*=\s*(?P<value>\S+)\s*$
 #: ``minitorch.`` as the start of a qualified name (``minitorch.Size``, ``dtype=minitorch.int32``),
 #: not inside another name (``myminitorch.x``), a path (``/minitorch.py``) or a bare mention
 OWN_PREFIX = re.compile(r"(?<![\w./\\-])minitorch\.(?=[A-Za-z_])")
+#: a tensor print's suffix moved to its own line: with ``minitorch.float64`` four characters longer
+#: than ``torch.float64``, the two libraries may rightly break before a suffix at different points
+SUFFIX_BREAK = re.compile(r",\n +(?=(?:dtype|grad_fn|requires_grad|device|size)=)")
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Warning)\b.*")
 
 
@@ -149,14 +153,19 @@ def as_torch_names(text: str) -> str:
     return OWN_PREFIX.sub("torch.", text)
 
 
+def joined_suffixes(text: str) -> str:
+    """Tensor prints with every ``dtype=``/``grad_fn=``/... suffix on the line it follows."""
+    return SUFFIX_BREAK.sub(", ", text)
+
+
 def compare(expected: str, actual: str, rtol: float, atol: float, partial: bool = False) -> Optional[str]:
     """The first difference between two outputs, or None when they agree.
 
     With ``partial`` the actual output may stop early (its run failed): only the lines it
     printed are compared.
     """
-    want = ADDRESS.sub("0x?", expected).splitlines()
-    got = ADDRESS.sub("0x?", as_torch_names(actual)).splitlines()
+    want = joined_suffixes(ADDRESS.sub("0x?", expected)).splitlines()
+    got = joined_suffixes(ADDRESS.sub("0x?", as_torch_names(actual))).splitlines()
     for number, (a, b) in enumerate(zip(want, got), start=1):
         if a == b:
             continue

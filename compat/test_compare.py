@@ -50,6 +50,15 @@ def test_outputs_that_differ(torch_line: str, minitorch_line: str) -> None:
     assert run.compare(torch_line, minitorch_line, RTOL, ATOL) is not None
 
 
+def test_a_suffix_moved_to_its_own_line_by_the_longer_name_agrees() -> None:
+    theirs = "tensor([-0.4375, -1.0000], dtype=torch.float64, grad_fn=<Legendre3Backward>)\nnext"
+    ours = "tensor([-0.4375, -1.0000], dtype=minitorch.float64,\n       grad_fn=<Legendre3Backward>)\nnext"
+    assert run.compare(theirs, ours, RTOL, ATOL) is None
+    # a break anywhere else still counts, as does a different suffix
+    assert run.compare("tensor([1., 2.])", "tensor([1.,\n        2.])", RTOL, ATOL) is not None
+    assert run.compare(theirs, ours.replace("Legendre3", "Legendre2"), RTOL, ATOL) is not None
+
+
 def test_line_counts_must_match_unless_the_run_failed() -> None:
     assert run.compare("a\nb", "a", RTOL, ATOL) == "torch printed 2 lines, minitorch 1"
     assert run.compare("a\nb", "a", RTOL, ATOL, partial=True) is None

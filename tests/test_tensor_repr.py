@@ -214,3 +214,25 @@ finite_or_special = st.one_of(
 def test_hypothesis_floats_match_torch(torch_ref: Any, values: list[float], rows: int, dtype: str) -> None:
     array = np.array(values[: len(values) // rows * rows]).reshape(rows, -1)
     _same(torch_ref, array, dtype)
+
+
+def test_a_users_function_prints_its_grad_fn_like_torch(torch_ref: Any) -> None:
+    """A Function defined outside the library is ``<name>Backward`` (no number), as in PyTorch."""
+    reprs = []
+    for lib in (minitorch, torch_ref):
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                ctx.save_for_backward(x)
+                return x * x * x
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                (x,) = ctx.saved_tensors
+                return 3 * x * x * grad
+
+        x = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
+        reprs.append(_canonical(repr(Cube.apply(x))))
+        reprs.append(_canonical(repr(Cube.apply(x) * 2)))
+    assert reprs[:2] == reprs[2:]
+    assert "grad_fn=<CubeBackward>" in reprs[0]

@@ -135,7 +135,12 @@ class Node:
 
     def name(self) -> str:
         assert self.function is not None
-        return (self.ctx is not None and self.ctx.grad_fn_name) or self.function.grad_fn_name or f"{self.function.__name__}Backward0"
+        chosen = (self.ctx is not None and self.ctx.grad_fn_name) or self.function.grad_fn_name
+        if chosen:
+            return chosen
+        # PyTorch numbers its own ops' nodes (``MulBackward0``); a user's Function is ``<name>Backward``
+        own = self.function.__module__.split(".")[0] == __name__.split(".")[0]
+        return f"{self.function.__name__}Backward{'0' if own else ''}"
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
