@@ -81,3 +81,9 @@ def test_accelerator_reports_the_cuda_device_minitorch_can_use() -> None:
         assert minitorch.accelerator.current_accelerator() is None
         assert minitorch.accelerator.device_count() == 0
 
+
+
+def test_mps_is_never_available_and_never_built(torch_ref: Any) -> None:
+    """minitorch has no Metal backend; torch on this (non-Apple) machine says the same."""
+    assert minitorch.backends.mps.is_available() is torch_ref.backends.mps.is_available() is False
+    assert minitorch.backends.mps.is_built() is False

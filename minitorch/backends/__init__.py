@@ -22,6 +22,7 @@ import os
 import threading
 from typing import Iterator, Optional
 
+from . import mps
 from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, Backend
 
 CPU_BACKENDS = ("cpu", "simple")
