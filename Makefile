@@ -24,6 +24,8 @@ $(TORCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
 	touch $@
 
+# The PyTorch corpus (compat/) runs each script under PyTorch and under minitorch in child
+# processes and compares what they print; compat/known_gaps.py lists the scripts that differ.
 # The notebooks run in a pytest process of their own: the test suite switches Numba's CUDA
 # simulator on, and the notebooks must see the environment a student's JupyterLab has.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg
@@ -33,6 +35,7 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 # only holds on the machine that wrote it fails here too. Each CPU name keeps its own cache.
 test: $(STAMP) $(TORCH_STAMP)
 	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q
+	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q -p no:cacheprovider compat
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 	NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR=$(CURDIR)/.venv/numba-cache-generic $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 

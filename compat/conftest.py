@@ -1,7 +1,7 @@
 """Set-up of the corpus tests (``pytest compat``).
 
-They live outside ``tests/`` on purpose: the project's ``testpaths`` is ``tests``, so a plain
-``pytest`` (and ``make test``) does not collect them until minitorch runs the corpus. Each test
+They live outside ``tests/``: ``make test`` runs them in a pytest process of their own after the
+suite, and a plain ``pytest`` (whose ``testpaths`` is ``tests``) leaves them out. Each test
 needs PyTorch as the oracle, the same rule as ``tests/conftest.py``'s ``torch_ref``: without it
 they skip, unless ``MINITORCH_REQUIRE_TORCH=1`` makes a missing PyTorch an error.
 """
