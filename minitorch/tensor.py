@@ -1388,7 +1388,7 @@ def _named(out: Tensor, name: str) -> Tensor:
     serve several PyTorch ops: ``Permute`` is ``t``, ``transpose`` and ``permute``)."""
     node = out.grad_fn
     if node is not None and node.ctx is not None:
-        node.ctx.grad_fn_name = name
+        node.rename(name)
     return out
 
 
