@@ -21,6 +21,7 @@ from .toplevel import (
     all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, flatten, isclose, matmul, max, maximum,
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
+from .legacy_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size

@@ -1255,6 +1255,7 @@ class Tensor(elementwise.UnaryMath):
         converted to ``dtype``, given as a dtype or a legacy name like ``'torch.LongTensor'``."""
         if dtype is None:
             return f"torch.{self.type_name()}"
+        dtype = getattr(dtype, "legacy_dtype", dtype)  # a legacy type: x.type(torch.LongTensor)
         if isinstance(dtype, str):
             names = {f"torch.{_legacy_name(d)}Tensor": d for d in dtypes.ALL_DTYPES}
             if dtype not in names:
