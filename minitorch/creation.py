@@ -203,6 +203,16 @@ def randint(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_g
     return _finish(values, dtype or dtypes.int64, device, requires_grad)
 
 
+def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+             requires_grad: bool = False) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise), drawn from
+    ``generator`` or the device's default generator."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    source = generator.numpy_generator() if generator is not None else _generator(device)
+    return _finish(source.permutation(n), dtype or dtypes.int64, device, requires_grad)
+
+
 def arange(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """``arange(end)``, ``arange(start, end)``, ``arange(start, end, step)``; int64 unless a bound is a float."""
     if not 1 <= len(args) <= 3:

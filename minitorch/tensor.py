@@ -1270,6 +1270,28 @@ class Tensor(elementwise.UnaryMath):
 
     multiply = mul
 
+    def dot(self, other: "Tensor") -> "Tensor":
+        """The inner product of two 1-D tensors of the same length and dtype (a 0-d tensor)."""
+        if self.dim() != 1 or other.dim() != 1:
+            raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+        if self.dtype is not other.dtype:
+            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                               f"{_legacy_name(self.dtype)} and {_legacy_name(other.dtype)}")
+        if self.shape[0] != other.shape[0]:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src [{other.shape[0]}] to have the "
+                f"same number of elements, but got {self.shape[0]} and {other.shape[0]} elements respectively")
+        return matmul(self, other)
+
+    def mv(self, vec: "Tensor") -> "Tensor":
+        """Matrix (n x m) times vector (m): a vector of n."""
+        if self.dim() != 2 or vec.dim() != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.dim()}, {vec.dim()}")
+        if self.shape[1] != vec.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({self.shape[0]}), mat ({self.shape[0]}x{self.shape[1]}), "
+                               f"vec ({vec.shape[0]})")
+        return matmul(self, vec)
+
     # ---- shape and indexing methods (minitorch/ops/shape_ops.py, ops/indexing.py) ----
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple["Tensor", ...]:
