@@ -33,6 +33,7 @@ from .ops.shape_ops import (
     roll, split, take_along_dim, tile, tril, triu, unbind, unique,
 )
 from .ops.shape_ops import where_or_nonzero as where
+from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16
