@@ -16,7 +16,11 @@ from .generator import Generator
 from .dtypes import (
     bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
 )
-from .ops.elementwise import abs, cos, exp, log, relu, sigmoid, sin, sqrt, tanh
+from .ops.elementwise import (
+    abs, acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan, atan2,
+    atanh, ceil, cos, cosh, erf, erfc, erfinv, exp, exp2, expm1, fix, floor, fmod, frac, hypot, log, log1p,
+    log2, log10, relu, remainder, round, sigmoid, sin, sinh, sqrt, tan, tanh, trunc,
+)
 from .toplevel import (
     addmm, all, allclose, any, argmax, argmin, bmm, clamp, clone, dot, equal, flatten, isclose, matmul, max, maximum, mv,
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,

@@ -651,6 +651,49 @@ class Tensor(elementwise.UnaryMath):
     def __rpow__(self, other: Operand) -> "Tensor":
         return self._binary(elementwise.Pow, other, "pow", reverse=True)
 
+    def _modulo(self, other: Operand, op: str, reverse: bool = False) -> "Tensor":
+        """``fmod``/``remainder`` (``%``) of the promoted operands; integers refuse a zero divisor."""
+        if not isinstance(other, (Tensor, Number, np.generic)):
+            return NotImplemented
+        a, b = self._promoted(other, op)
+        if reverse:
+            a, b = b, a
+        if a.dtype is dtypes.bool_:
+            raise NotImplementedError(f'"{op}_cpu" not implemented for \'Bool\'')
+        if not a.dtype.is_floating_point and bool((b == 0).any()):
+            raise RuntimeError("ZeroDivisionError")
+        return elementwise.Modulo.apply(a, b, op)
+
+    def __mod__(self, other: Operand) -> "Tensor":
+        return self._modulo(other, "remainder")
+
+    def __rmod__(self, other: Operand) -> "Tensor":
+        return self._modulo(other, "remainder", reverse=True)
+
+    def remainder(self, other: Operand) -> "Tensor":
+        return self._modulo(other, "remainder")
+
+    def fmod(self, other: Operand) -> "Tensor":
+        return self._modulo(other, "fmod")
+
+    def _float_binary(self, function: type, other: Operand, op: str) -> "Tensor":
+        """A binary float op: the promoted operands, integers cast to the default float dtype."""
+        a, b = self._promoted(other, op)
+        if not a.dtype.is_floating_point:
+            a, b = a.to(dtypes.get_default_dtype()), b.to(dtypes.get_default_dtype())
+        return function.apply(a, b)
+
+    def atan2(self, other: "Tensor") -> "Tensor":
+        return self._float_binary(elementwise.Atan2, other, "atan2")
+
+    arctan2 = atan2
+
+    def hypot(self, other: "Tensor") -> "Tensor":
+        if not (self.dtype.is_floating_point and other.dtype.is_floating_point):
+            wrong = self.dtype if not self.dtype.is_floating_point else other.dtype
+            raise NotImplementedError(f'"hypot_cpu" not implemented for \'{_legacy_name(wrong)}\'')
+        return self._float_binary(elementwise.Hypot, other, "hypot")
+
     def __neg__(self) -> "Tensor":
         if self.dtype is dtypes.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use `~` instead.")

@@ -113,6 +113,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x.astype(F64)))
 
 
+from math_oracles import MATH_BINARY_NUMPY, MATH_NUMPY  # noqa: E402 - the oracles of issue 17's ops
+
 UNARY_NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "copy": lambda x: x,
     "neg": np.negative,
@@ -127,6 +129,7 @@ UNARY_NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "logical_not": np.logical_not,
     "sin": np.sin,
     "cos": np.cos,
+    **MATH_NUMPY,
 }
 BINARY_NUMPY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "add": np.add,
@@ -143,6 +146,7 @@ BINARY_NUMPY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "eq": np.equal,
     "ne": np.not_equal,
     "masked": lambda x, keep: np.where(keep != 0, x, 0),
+    **MATH_BINARY_NUMPY,
 }
 #: the dtypes each op is computed in (the caller casts first, e.g. ints to float for exp)
 UNARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
@@ -159,6 +163,7 @@ UNARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     "logical_not": ALL,
     "sin": FLOATS,
     "cos": FLOATS,
+    **{op: FLOATS for op in MATH_NUMPY},
 }
 BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     **{op: FLOATS + INTS + (BOOL,) for op in ("add", "mul", "maximum", "minimum")},
@@ -167,6 +172,8 @@ BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     "sub": FLOATS + SIGNED,
     "div": FLOATS,
     "pow": FLOATS + INTS,
+    **{op: FLOATS for op in ("atan2", "hypot", "fmod", "remainder")},
+    **{op: SIGNED for op in ("int_fmod", "int_remainder")},
 }
 BOOL_RESULT = {"logical_not", "lt", "le", "gt", "ge", "eq", "ne"}
 

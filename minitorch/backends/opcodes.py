@@ -26,15 +26,23 @@ code, and a branch in :func:`unary_into`; then its autograd ``Function`` in
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Any
 
 #: elementwise ops of one operand: ``out[i] = f(a[i])`` (position = op code; append only)
 UNARY = (
     "copy", "neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "sign", "logical_not",
     "sin", "cos",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+    "erf", "erfc", "erfinv", "log1p", "expm1", "log2", "log10", "exp2",
+    "floor", "ceil", "round", "trunc",
 )
 COPY, NEG, EXP, LOG, SQRT, ABS, SIGMOID, TANH, RELU, SIGN, LOGICAL_NOT = range(11)
 SIN, COS = range(11, 13)
+TAN, ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH = range(13, 22)
+ERF, ERFC, ERFINV, LOG1P, EXPM1, LOG2, LOG10, EXP2 = range(22, 30)
+FLOOR, CEIL, ROUND, TRUNC = range(30, 34)
 
 #: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
 #: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the
@@ -42,8 +50,12 @@ SIN, COS = range(11, 13)
 BINARY = (
     "add", "sub", "mul", "div", "pow", "maximum", "minimum",
     "lt", "le", "gt", "ge", "eq", "ne", "masked",
+    "atan2", "hypot", "fmod", "remainder", "int_fmod", "int_remainder",
 )
 ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = range(14)
+#: ``fmod``/``remainder`` are the float bodies (exact, through ``np.fmod``); the ``int_``
+#: ones are integer arithmetic, exact for every int64 (the divisor is checked nonzero before)
+ATAN2, HYPOT, FMOD, REMAINDER, INT_FMOD, INT_REMAINDER = range(14, 20)
 
 #: reductions along one dimension (position = op code; append only)
 REDUCE = ("sum", "prod", "max", "min")
@@ -60,6 +72,32 @@ ARG_REDUCE_CODES: dict[str, int] = {name: code for code, name in enumerate(ARG_R
 
 #: above this ``exp`` overflows float64 (``math.exp`` would raise in plain Python)
 EXP_OVERFLOW = 709.78
+#: above this :math:`|x|`, ``sinh`` and ``cosh`` overflow float64 (the largest finite argument)
+SINH_OVERFLOW = 710.4758600739439
+#: from this exponent on, :math:`2^x` overflows float64
+EXP2_OVERFLOW = 1024.0
+#: from this magnitude on every float64 is an integer: floor, ceil, round and trunc return it
+INTEGRAL_FLOAT = 2.0**52
+#: :math:`2/\sqrt\pi`, the slope of erf at 0
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+#: Giles' single-precision fit of erfinv ("Approximating the erfinv function", 2010), the start
+#: of the Halley steps: the centre in :math:`w - 5/2` and the tails in :math:`\sqrt w - 3`, with
+#: :math:`w = -\ln(1 - y^2)` (highest power first)
+ERFINV_CENTRE = (
+    2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+    -0.00125372503, -0.00417768164, 0.246640727, 1.50140941,
+)
+ERFINV_TAILS = (
+    -0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+    -0.0076224613, 0.00943887047, 1.00167406, 2.83297682,
+)
+#: ``w`` below which the centre fit holds
+ERFINV_SPLIT = 5.0
+#: at most this many Halley steps after the fit (each triples the correct digits once close;
+#: the far tails, beyond the fit's float32 range, take a few more)
+ERFINV_MAX_STEPS = 8
+#: the Halley steps stop once a step is below this fraction of the root
+ERFINV_TOLERANCE = 1e-17
 
 
 def code_of(codes: dict[str, int], op: str) -> int:
@@ -109,6 +147,94 @@ def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
         out[pos] = math.sin(x) if abs(x) != math.inf else math.nan
     elif op == COS:
         out[pos] = math.cos(x) if abs(x) != math.inf else math.nan
+    elif op == TAN:
+        out[pos] = math.tan(x) if abs(x) != math.inf else math.nan
+    elif op == ASIN:
+        out[pos] = math.asin(x) if abs(x) <= 1 else math.nan
+    elif op == ACOS:
+        out[pos] = math.acos(x) if abs(x) <= 1 else math.nan
+    elif op == ATAN:
+        out[pos] = math.atan(x)
+    elif op == SINH:
+        out[pos] = math.copysign(math.inf, x) if abs(x) > SINH_OVERFLOW else math.sinh(x)
+    elif op == COSH:
+        out[pos] = math.inf if abs(x) > SINH_OVERFLOW else math.cosh(x)
+    elif op == ASINH:
+        out[pos] = math.asinh(x)
+    elif op == ACOSH:
+        out[pos] = math.acosh(x) if x >= 1 else math.nan
+    elif op == ATANH:
+        if abs(x) < 1:
+            out[pos] = math.atanh(x)
+        elif abs(x) == 1:
+            out[pos] = math.copysign(math.inf, x)
+        else:
+            out[pos] = math.nan
+    elif op == ERF:
+        out[pos] = math.erf(x)
+    elif op == ERFC:
+        out[pos] = math.erfc(x)
+    elif op == ERFINV:
+        if x == 0 or x != x:
+            out[pos] = x
+        elif abs(x) < 1:
+            # Giles' fit, then Halley steps on erf(r) = |x|, written as erfc(r) = 1 - |x| for
+            # |x| > 1/2, where 1 - |x| is exact and erf would cancel
+            w = -math.log((1.0 - x) * (1.0 + x))
+            if w < ERFINV_SPLIT:
+                w = w - 2.5
+                fit = ERFINV_CENTRE[0]
+                for i in range(1, len(ERFINV_CENTRE)):
+                    fit = ERFINV_CENTRE[i] + fit * w
+            else:
+                w = math.sqrt(w) - 3.0
+                fit = ERFINV_TAILS[0]
+                for i in range(1, len(ERFINV_TAILS)):
+                    fit = ERFINV_TAILS[i] + fit * w
+            target = abs(x)
+            r = abs(fit * x)
+            for _ in range(ERFINV_MAX_STEPS):
+                slope = TWO_OVER_SQRT_PI * math.exp(-r * r)  # d erf / dr
+                if target > 0.5:
+                    step = ((1.0 - target) - math.erfc(r)) / slope
+                else:
+                    step = (math.erf(r) - target) / slope
+                step = step / (1.0 + r * step)  # Halley: erf'' = -2r erf'
+                r = r - step
+                if abs(step) <= ERFINV_TOLERANCE * r:
+                    break
+            out[pos] = math.copysign(r, x)
+        elif abs(x) == 1:
+            out[pos] = math.copysign(math.inf, x)
+        else:
+            out[pos] = math.nan
+    elif op == LOG1P:
+        out[pos] = math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan)
+    elif op == EXPM1:
+        out[pos] = math.inf if x > EXP_OVERFLOW else math.expm1(x)
+    elif op == LOG2:
+        out[pos] = math.log2(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+    elif op == LOG10:
+        out[pos] = math.log10(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+    elif op == EXP2:
+        out[pos] = math.inf if x >= EXP2_OVERFLOW else 2.0**x
+    elif op == FLOOR or op == CEIL or op == ROUND or op == TRUNC:
+        if x != x or abs(x) >= INTEGRAL_FLOAT:  # NaN, infinities and floats that are integers
+            out[pos] = x
+        else:
+            if op == FLOOR:
+                whole = float(math.floor(x))
+            elif op == CEIL:
+                whole = float(math.ceil(x))
+            elif op == TRUNC:
+                whole = float(math.floor(x)) if x >= 0 else float(math.ceil(x))
+            else:  # ROUND: to the nearest integer, ties to the even one (IEEE's default)
+                whole = float(math.floor(x))
+                above = x - whole  # exact
+                if above > 0.5 or (above == 0.5 and whole % 2.0 != 0.0):
+                    whole += 1.0
+            # a zero keeps the sign of x, as IEEE's: ceil(-0.5) is -0.0
+            out[pos] = math.copysign(0.0, x) if whole == 0 else whole
     else:  # LOGICAL_NOT
         out[pos] = x == 0
 
@@ -141,6 +267,24 @@ def binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> None:
         out[pos] = x == y
     elif op == NE:
         out[pos] = x != y
+    elif op == ATAN2:
+        out[pos] = math.atan2(x, y)
+    elif op == HYPOT:
+        out[pos] = math.hypot(x, y)
+    elif op == FMOD or op == REMAINDER:
+        # C's fmod (exact; the sign of x); remainder moves it to the sign of y, as PyTorch
+        if y == 0 or x != x or y != y or abs(x) == math.inf:
+            out[pos] = math.nan
+        else:
+            mod = x if abs(y) == math.inf else np.fmod(x, y)  # Numba has no math.fmod
+            if op == REMAINDER and mod != 0 and (mod < 0) != (y < 0):
+                mod += y
+            out[pos] = mod
+    elif op == INT_FMOD:
+        mod = x % y  # the floored remainder: the sign of y
+        out[pos] = mod - y if (mod != 0 and (mod < 0) != (x < 0)) else mod
+    elif op == INT_REMAINDER:
+        out[pos] = x % y
     else:  # MASKED: a selection, never a product, so inf/nan where y is 0 stay out
         if y != 0:
             out[pos] = x

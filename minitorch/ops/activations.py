@@ -17,12 +17,19 @@ import math
 
 from ..autograd.function import Context, Function
 from ..tensor import Tensor
-from .normal_cdf import normal_cdf
 
-INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+SQRT_HALF = math.sqrt(0.5)
+#: :math:`1/\sqrt{2\pi}`, rounded as PyTorch forms it (:math:`\tfrac{2}{\sqrt\pi} \cdot \tfrac{1}{\sqrt 2} \cdot \tfrac12`)
+INV_SQRT_2PI = 2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5
 #: the tanh form of GELU: :math:`\tfrac12 x (1 + \tanh(\sqrt{2/\pi}\,(x + 0.044715 x^3)))`
 TANH_SCALE = math.sqrt(2.0 / math.pi)
 TANH_CUBIC = 0.044715
+
+
+def normal_cdf(x: Tensor) -> Tensor:
+    r""":math:`\Phi(x) = \tfrac12 (1 + \mathrm{erf}(x / \sqrt 2))` with the erf op, in PyTorch's
+    form (so the two agree to rounding, the left tail's cancellation included)."""
+    return 0.5 * (1.0 + (x * SQRT_HALF).erf())
 
 
 class Softmax(Function):
@@ -70,8 +77,6 @@ class LogSoftmax(Function):
 class GELU(Function):
     r""":math:`x\,\Phi(x)`, or with ``approximate='tanh'`` the tanh form (see module constants)."""
 
-    grad_fn_name = "GeluBackward0"
-
     @staticmethod
     def forward(ctx: Context, x: Tensor, approximate: str) -> Tensor:
         ctx.save_for_backward(x)
@@ -88,6 +93,6 @@ class GELU(Function):
             t = (TANH_SCALE * (x + TANH_CUBIC * x * x * x)).tanh()
             slope = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * TANH_SCALE * (1.0 + 3.0 * TANH_CUBIC * x * x)
         else:
-            slope = normal_cdf(x) + x * (-0.5 * x * x).exp() * INV_SQRT_2PI
+            slope = normal_cdf(x) + x * ((-0.5 * x * x).exp() * INV_SQRT_2PI)
         return grad * slope, None
         # END SOLUTION

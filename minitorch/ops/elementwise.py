@@ -12,11 +12,18 @@ calculus of one element.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from .. import dtypes
 from ..autograd.function import Context, Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import empty, map_op, zip_op
+
+#: :math:`2/\sqrt\pi`, the slope of erf at 0
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+LN_2 = math.log(2.0)
+LN_10 = math.log(10.0)
 
 if TYPE_CHECKING:  # Tensor inherits UnaryMath from this module: the import runs the other way
     from ..tensor import Tensor
@@ -187,6 +194,264 @@ class Cos(Function):
     def backward(ctx: Context, grad: Tensor) -> Tensor:
         (a,) = ctx.saved_tensors
         return -(grad * a.sin())
+
+
+class Tan(Function):
+    r""":math:`f(a) = \tan a,\quad f'(a) = 1 + \tan^2 a` (from the saved output)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("tan", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * (1 + out * out)
+
+
+class Asin(Function):
+    r""":math:`f(a) = \arcsin a,\quad f'(a) = 1/\sqrt{1 - a^2}`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("asin", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / (1 - a * a).sqrt()
+
+
+class Acos(Function):
+    r""":math:`f(a) = \arccos a,\quad f'(a) = -1/\sqrt{1 - a^2}`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("acos", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return -grad / (1 - a * a).sqrt()
+
+
+class Atan(Function):
+    r""":math:`f(a) = \arctan a,\quad f'(a) = 1/(1 + a^2)`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("atan", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / (1 + a * a)
+
+
+class Sinh(Function):
+    r""":math:`f(a) = \sinh a,\quad f'(a) = \cosh a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("sinh", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * a.cosh()
+
+
+class Cosh(Function):
+    r""":math:`f(a) = \cosh a,\quad f'(a) = \sinh a`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("cosh", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * a.sinh()
+
+
+class Asinh(Function):
+    r""":math:`f(a) = \operatorname{arsinh} a,\quad f'(a) = 1/\sqrt{a^2 + 1}`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("asinh", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / (a * a + 1).sqrt()
+
+
+class Acosh(Function):
+    r""":math:`f(a) = \operatorname{arcosh} a,\quad f'(a) = 1/\sqrt{(a - 1)(a + 1)}`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("acosh", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / ((a - 1) * (a + 1)).sqrt()
+
+
+class Atanh(Function):
+    r""":math:`f(a) = \operatorname{artanh} a,\quad f'(a) = 1/(1 - a^2)`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("atanh", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / (1 - a * a)
+
+
+class Erf(Function):
+    r""":math:`f(a) = \mathrm{erf}\,a = \tfrac{2}{\sqrt\pi}\int_0^a e^{-t^2} dt,\quad f'(a) = \tfrac{2}{\sqrt\pi} e^{-a^2}`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("erf", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * (-(a * a)).exp() * TWO_OVER_SQRT_PI
+
+
+class Erfc(Function):
+    r""":math:`f(a) = 1 - \mathrm{erf}\,a` (without the cancellation),
+    :math:`\quad f'(a) = -\tfrac{2}{\sqrt\pi} e^{-a^2}`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("erfc", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad * (-(a * a)).exp() * -TWO_OVER_SQRT_PI
+
+
+class Erfinv(Function):
+    r""":math:`f = \mathrm{erf}^{-1},\quad f'(a) = \tfrac{\sqrt\pi}{2} e^{f(a)^2}` (from the saved output)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("erfinv", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * (out * out).exp() * (1 / TWO_OVER_SQRT_PI)
+
+
+class Log1p(Function):
+    r""":math:`f(a) = \ln(1 + a)` (exact for small :math:`a`),\quad f'(a) = 1/(1 + a)`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("log1p", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / (a + 1)
+
+
+class Expm1(Function):
+    r""":math:`f(a) = e^a - 1` (exact for small :math:`a`),\quad f'(a) = e^a = f(a) + 1`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("expm1", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * (out + 1)
+
+
+class Log2(Function):
+    r""":math:`f(a) = \log_2 a,\quad f'(a) = 1/(a \ln 2)`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("log2", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / (a * LN_2)
+
+
+class Log10(Function):
+    r""":math:`f(a) = \log_{10} a,\quad f'(a) = 1/(a \ln 10)`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return map_op("log10", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad / (a * LN_10)
+
+
+class Exp2(Function):
+    r""":math:`f(a) = 2^a,\quad f'(a) = 2^a \ln 2` (from the saved output)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("exp2", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * out * LN_2
+
+
+class Step(Function):
+    r"""A step function (``floor``, ``ceil``, ``round``, ``trunc``): flat between its jumps,
+    so its gradient is 0 everywhere, as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, op: str) -> Tensor:
+        return map_op(op, a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        zero = empty(grad.shape, grad.dtype, grad.device)
+        zero._raw_fill(0)
+        return zero, None
 
 
 class Cast(Function):
@@ -403,6 +668,60 @@ class Clamp(Function):
         return grad.where(inside, 0.0), None, None
 
 
+class Atan2(Function):
+    r""":math:`f(a, b) = \operatorname{atan2}(a, b)`, the angle of the point :math:`(b, a)`;
+    :math:`\partial_a f = b / (a^2 + b^2),\ \partial_b f = -a / (a^2 + b^2)`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return zip_op("atan2", a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        scale = grad / (a * a + b * b)
+        return scale * b, -scale * a
+
+
+class Hypot(Function):
+    r""":math:`f(a, b) = \sqrt{a^2 + b^2}` (without overflow),
+    :math:`\quad \partial_a f = a / f,\ \partial_b f = b / f`"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        out = zip_op("hypot", a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b, out = ctx.saved_tensors
+        scale = grad / out
+        return scale * a, scale * b
+
+
+class Modulo(Function):
+    r"""``fmod`` (:math:`a - b\,\mathrm{trunc}(a/b)`, the sign of :math:`a`) or ``remainder``
+    (:math:`a - b\,\lfloor a/b \rfloor`, the sign of :math:`b`, Python's ``%``):
+    :math:`\partial_a f = 1,\ \partial_b f = -\mathrm{trunc}(a/b)` (or :math:`-\lfloor a/b \rfloor`).
+    Integers take the integer kernels; the caller checks their divisors are nonzero."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor, op: str) -> Tensor:
+        ctx.op = op
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[1] else None)
+        return zip_op(op if a.dtype.is_floating_point else "int_" + op, a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor | None, None]:
+        a, b = ctx.saved_tensors
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            grad_b = -grad * (a / b).detach()._step("trunc" if ctx.op == "fmod" else "floor")
+        return grad, grad_b, None
+
+
 class Where(Function):
     r""":math:`\mathrm{cond} ? a : b`; each side's gradient is ``grad`` where it was chosen, else 0."""
 
@@ -458,6 +777,97 @@ class UnaryMath:
     def cos(self: Tensor) -> Tensor:
         return Cos.apply(_floating(self))
 
+    def tan(self: Tensor) -> Tensor:
+        return Tan.apply(_floating(self))
+
+    def asin(self: Tensor) -> Tensor:
+        return Asin.apply(_floating(self))
+
+    def acos(self: Tensor) -> Tensor:
+        return Acos.apply(_floating(self))
+
+    def atan(self: Tensor) -> Tensor:
+        return Atan.apply(_floating(self))
+
+    def sinh(self: Tensor) -> Tensor:
+        return Sinh.apply(_floating(self))
+
+    def cosh(self: Tensor) -> Tensor:
+        return Cosh.apply(_floating(self))
+
+    def asinh(self: Tensor) -> Tensor:
+        return Asinh.apply(_floating(self))
+
+    def acosh(self: Tensor) -> Tensor:
+        return Acosh.apply(_floating(self))
+
+    def atanh(self: Tensor) -> Tensor:
+        return Atanh.apply(_floating(self))
+
+    arcsin, arccos, arctan = asin, acos, atan
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def erf(self: Tensor) -> Tensor:
+        return Erf.apply(_floating(self))
+
+    def erfc(self: Tensor) -> Tensor:
+        return Erfc.apply(_floating(self))
+
+    def erfinv(self: Tensor) -> Tensor:
+        return Erfinv.apply(_floating(self))
+
+    def log1p(self: Tensor) -> Tensor:
+        return Log1p.apply(_floating(self))
+
+    def expm1(self: Tensor) -> Tensor:
+        return Expm1.apply(_floating(self))
+
+    def log2(self: Tensor) -> Tensor:
+        return Log2.apply(_floating(self))
+
+    def log10(self: Tensor) -> Tensor:
+        return Log10.apply(_floating(self))
+
+    def exp2(self: Tensor) -> Tensor:
+        return Exp2.apply(_floating(self))
+
+    def _step(self: Tensor, op: str) -> Tensor:
+        """A rounding op (``floor``, ``ceil``, ``round``, ``trunc``); integers are already whole:
+        a copy, as PyTorch returns."""
+        if not self.dtype.is_floating_point:
+            return self.clone()
+        return Step.apply(self, op)
+
+    def floor(self: Tensor) -> Tensor:
+        return self._step("floor")
+
+    def ceil(self: Tensor) -> Tensor:
+        return self._step("ceil")
+
+    def trunc(self: Tensor) -> Tensor:
+        return self._step("trunc")
+
+    fix = trunc
+
+    def round(self: Tensor, decimals: int = 0) -> Tensor:  # noqa: A003 - PyTorch's name
+        r"""To the nearest integer, ties to the even one; with ``decimals`` :math:`d`, as PyTorch:
+        :math:`\mathrm{round}(x \cdot 10^d) / 10^d` (:math:`d < 0`: :math:`\mathrm{round}(x / 10^{-d}) \cdot 10^{-d}`)."""
+        if decimals == 0 or not self.dtype.is_floating_point:
+            return self._step("round")
+        if decimals > 0:
+            scale = 10.0**decimals
+            return (self * scale)._step("round") / scale
+        scale = 10.0**-decimals
+        return (self / scale)._step("round") * scale
+
+    def frac(self: Tensor) -> Tensor:
+        r""":math:`x - \mathrm{trunc}(x)`, with the sign of :math:`x`; gradient 1. Floats only, as PyTorch."""
+        if not self.dtype.is_floating_point:
+            from ..tensor import _legacy_name  # tensor.py imports this module
+
+            raise NotImplementedError(f'"frac_cpu" not implemented for \'{_legacy_name(self.dtype)}\'')
+        return self - self.detach().trunc()
+
 
 def exp(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
     return input.exp()
@@ -493,3 +903,136 @@ def sin(input: Tensor) -> Tensor:  # noqa: A002
 
 def cos(input: Tensor) -> Tensor:  # noqa: A002
     return input.cos()
+
+
+def _into(result: Tensor, out: Tensor | None, name: str) -> Tensor:
+    """``result``, or, given ``out=``, ``result`` written into ``out`` (same shape, a dtype that
+    can hold it), as PyTorch's ``out=`` arguments; they record no gradient."""
+    if out is None:
+        return result
+    if is_grad_enabled() and (result.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"{name}(): out= has shape {list(out.shape)}, but the result has shape {list(result.shape)}")
+    if result.dtype.is_floating_point and not out.dtype.is_floating_point:
+        raise RuntimeError(f"result type {result.dtype} can't be cast to the desired output type {out.dtype}")
+    map_op("copy", result.detach().to(out.device), out=out.detach())
+    out._bump_version()
+    return out
+
+
+def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.tan(), out, "tan")
+
+
+def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.asin(), out, "asin")
+
+
+def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.acos(), out, "acos")
+
+
+def atan(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.atan(), out, "atan")
+
+
+def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.sinh(), out, "sinh")
+
+
+def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.cosh(), out, "cosh")
+
+
+def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.asinh(), out, "asinh")
+
+
+def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.acosh(), out, "acosh")
+
+
+def atanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.atanh(), out, "atanh")
+
+
+def erf(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.erf(), out, "erf")
+
+
+def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.erfc(), out, "erfc")
+
+
+def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.erfinv(), out, "erfinv")
+
+
+def log1p(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.log1p(), out, "log1p")
+
+
+def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.expm1(), out, "expm1")
+
+
+def log2(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.log2(), out, "log2")
+
+
+def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.log10(), out, "log10")
+
+
+def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.exp2(), out, "exp2")
+
+
+def floor(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.floor(), out, "floor")
+
+
+def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.ceil(), out, "ceil")
+
+
+def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.trunc(), out, "trunc")
+
+
+def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.frac(), out, "frac")
+
+
+def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001, A002
+    return _into(input.round(decimals=decimals), out, "round")
+
+
+arcsin, arccos, arctan = asin, acos, atan
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+fix = trunc
+
+
+def remainder(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    # torch.remainder(number, tensor) too, as Python's ``number % tensor``
+    result = other.__rmod__(input) if isinstance(input, (int, float)) else input.remainder(other)
+    return _into(result, out, "remainder")
+
+
+def fmod(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.fmod(other), out, "fmod")
+
+
+def atan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.atan2(other), out, "atan2")
+
+
+def hypot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _into(input.hypot(other), out, "hypot")
+
+
+arctan2 = atan2
