@@ -300,8 +300,12 @@ def test_tensor_keys_are_ints_only_when_zero_dim_integers(backend: str, torch_re
     x = minitorch.arange(3.0)
     assert x[minitorch.tensor(2)].tolist() == 2.0
     assert x[minitorch.tensor(-1, dtype=minitorch.int32)].tolist() == 2.0
-    assert isinstance(raised(lambda: x[minitorch.tensor([1])]), IndexError)
-    assert isinstance(raised(lambda: x[minitorch.tensor(True)]), IndexError)
+    # a 1-element index tensor is advanced indexing, as in PyTorch
+    assert x[minitorch.tensor([1])].tolist() == torch_ref.arange(3.0)[torch_ref.tensor([1])].tolist()
+    for key in (True, False):  # not supported yet: a clear error, never a wrong result
+        for index in (key, minitorch.tensor(key)):
+            error = raised(lambda: x[index])
+            assert isinstance(error, IndexError) and "not supported yet" in str(error)
     assert_same_error(lambda: x[minitorch.tensor(1.0)], lambda: torch_ref.arange(3.0)[torch_ref.tensor(1.0)])
     assert_same_error(lambda: x[minitorch.tensor(3)], lambda: torch_ref.arange(3.0)[torch_ref.tensor(3)])
 

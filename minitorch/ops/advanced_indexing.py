@@ -72,6 +72,9 @@ def _normalized_items(key: Any) -> list[Any]:
     items = list(key) if isinstance(key, tuple) else [key]
     normalized: list[Any] = []
     for item in items:
+        if isinstance(item, bool) or (isinstance(item, Tensor) and item.dim() == 0 and item.dtype is dtypes.bool_):
+            raise IndexError("indexing with a Python bool or a 0-d bool tensor (t[True]) is not supported yet; "
+                             "use t.unsqueeze(0) or t[None]")
         if isinstance(item, bool):  # True adds a dimension of size 1, as None does; False an empty one
             normalized.append(None)
             normalized.append(np.zeros((1 if item else 0,), dtype=np.int64))
