@@ -32,6 +32,10 @@ from .ops.shape_ops import (
     roll, split, take_along_dim, tile, tril, triu, unbind, unique,
 )
 from .ops.shape_ops import where_or_nonzero as where
+from .ops.reductions_extra import (
+    argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
+)
+from . import linalg
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16

@@ -23,6 +23,7 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import elementwise, inplace, linalg, reductions, views
+from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
 from .size import Size
 from .tensor_data import TensorData, strides_from_shape
@@ -86,7 +87,7 @@ def _normalize_dim(dim: int, ndim: int) -> int:
     return dim % bound
 
 
-class Tensor(elementwise.UnaryMath):
+class Tensor(elementwise.UnaryMath, ExtraReductions):
     """An n-dimensional array on a device that can record how it was computed."""
 
     _data: TensorData
