@@ -9,7 +9,7 @@ from . import accelerator, autograd, backends, cuda, random
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange, as_tensor, cat, concat, empty, empty_like, eye, from_numpy, full, full_like, is_tensor, linspace,
-    numel, ones, ones_like, rand, rand_like, randint, randn, randn_like, stack, tensor, zeros, zeros_like,
+    numel, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, stack, tensor, zeros, zeros_like,
 )
 from .device import device, get_default_device, set_default_device
 from .generator import Generator
@@ -18,9 +18,10 @@ from .dtypes import (
 )
 from .ops.elementwise import abs, cos, exp, log, relu, sigmoid, sin, sqrt, tanh
 from .toplevel import (
-    all, allclose, any, argmax, argmin, bmm, clamp, clone, equal, flatten, isclose, matmul, max, maximum,
+    addmm, all, allclose, any, argmax, argmin, bmm, clamp, clone, dot, equal, flatten, isclose, matmul, max, maximum, mv,
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
+from .legacy_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
@@ -32,6 +33,7 @@ from .ops.shape_ops import (
     roll, split, take_along_dim, tile, tril, triu, unbind, unique,
 )
 from .ops.shape_ops import where_or_nonzero as where
+from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
 from .ops.reductions_extra import (
     argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
 )

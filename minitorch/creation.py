@@ -14,7 +14,8 @@ from . import dtypes
 from .device import DeviceLike, as_device
 from .dispatch import empty as empty_on_device, resolve_device
 from .generator import default_generator_of
-from .tensor import Tensor, _move_to_device, _shape_from_args, _normalize_dim
+from .shapes import normalize_dim, shape_from_args
+from .tensor import Tensor, _move_to_device
 from .tensor_data import check_new_shape
 from .ops.views import Cat
 
@@ -27,7 +28,7 @@ def _check_can_require_grad(dtype: dtypes.dtype, requires_grad: bool) -> None:
 
 def _new_shape(size: tuple[Any, ...]) -> tuple[int, ...]:
     """The shape a factory was asked for, checked: ints, none negative."""
-    shape = _shape_from_args(size)
+    shape = shape_from_args(size)
     check_new_shape(shape)
     return shape
 
@@ -110,24 +111,24 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any, device: DeviceLike, 
 
 
 def zeros(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    shape = _shape_from_args(size)
+    shape = shape_from_args(size)
     if any(s < 0 for s in shape):
         raise RuntimeError(f"zeros: Dimension size must be non-negative. (size {list(shape)})")
     return _filled(shape, 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    return _filled(_shape_from_args(size), 1.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
+    return _filled(shape_from_args(size), 1.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it, as PyTorch)."""
-    return _filled(_shape_from_args((size,)), fill_value, dtype, device, requires_grad)
+    return _filled(shape_from_args((size,)), fill_value, dtype, device, requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """A tensor whose values are whatever memory held (here: zeros, for reproducibility)."""
-    return _filled(_shape_from_args(size), 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
+    return _filled(shape_from_args(size), 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
 def _like(t: Tensor, dtype: Any, device: DeviceLike) -> tuple[Any, DeviceLike]:
@@ -203,6 +204,16 @@ def randint(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_g
     return _finish(values, dtype or dtypes.int64, device, requires_grad)
 
 
+def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+             requires_grad: bool = False) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise), drawn from
+    ``generator`` or the device's default generator."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    source = generator.numpy_generator() if generator is not None else _generator(device)
+    return _finish(source.permutation(n), dtype or dtypes.int64, device, requires_grad)
+
+
 def arange(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """``arange(end)``, ``arange(start, end)``, ``arange(start, end, step)``; int64 unless a bound is a float."""
     if not 1 <= len(args) <= 3:
@@ -249,7 +260,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     reference = kept[0]
     if reference.dim() == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = _normalize_dim(dim, reference.dim())
+    d = normalize_dim(dim, reference.dim())
     for position, t in enumerate(kept):
         if t.dim() != reference.dim() or any(a != b for i, (a, b) in enumerate(zip(t.shape, reference.shape)) if i != d):
             raise RuntimeError(
@@ -274,7 +285,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at entry 0 and "
                 f"{list(t.shape)} at entry {position}"
             )
-    d = _normalize_dim(dim, tensors[0].dim() + 1)
+    d = normalize_dim(dim, tensors[0].dim() + 1)
     return cat([t.unsqueeze(d) for t in tensors], d)
 
 

@@ -8,11 +8,10 @@ from :mod:`minitorch.ops`; the math lives there.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import OrderedDict, namedtuple
 from numbers import Number
-from typing import Any, Callable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -22,9 +21,10 @@ from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .dispatch import empty, map_op, register_tensor_type, zip_op
-from .ops import elementwise, inplace, linalg, reductions, views
+from .ops import elementwise, indexing, inplace, linalg, reductions, views
 from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
+from .shapes import infer_size, normalize_dim, shape_from_args
 from .size import Size
 from .tensor_data import TensorData, strides_from_shape
 from .tensor_repr import tensor_repr
@@ -38,53 +38,6 @@ _LEAF_NODE_LOCK = threading.Lock()
 
 #: ``max``/``min`` with ``dim`` return this pair, as ``torch.return_types.max``
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
-
-
-def _shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
-    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
-        shape = tuple(shape[0])
-    if all(type(s) is int for s in shape):  # the common case, already checked
-        return shape
-    for s in shape:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"shape entries must be ints, got {type(s).__name__} in {shape}")
-    return tuple(int(s) for s in shape)
-
-
-def _infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
-    """``shape`` with its one -1 filled in so that it holds ``numel`` elements, or PyTorch's error."""
-    unknown = None
-    for i, size in enumerate(shape):
-        if size == -1:
-            if unknown is not None:
-                raise RuntimeError("only one dimension can be inferred")
-            unknown = i
-        elif size < 0:
-            raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape {list(shape)}")
-    known = math.prod([s for s in shape if s != -1])
-    if unknown is None:
-        if known != numel:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        return shape
-    if known == 0:
-        if numel == 0:
-            raise RuntimeError(
-                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension "
-                "size -1 can be any value and is ambiguous"
-            )
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    if numel % known:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    return shape[:unknown] + (numel // known,) + shape[unknown + 1 :]
-
-
-def _normalize_dim(dim: int, ndim: int) -> int:
-    """``dim`` in ``[-ndim, ndim)`` as a non-negative index (0-d tensors accept 0 and -1)."""
-    bound = max(ndim, 1)
-    if not -bound <= dim < bound:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
-    return dim % bound
 
 
 class Tensor(elementwise.UnaryMath, ExtraReductions):
@@ -104,7 +57,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         from .creation import tensor
 
         if args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-            made = empty(_shape_from_args(args), dtypes.get_default_dtype(), as_device(kwargs.get("device")))
+            made = empty(shape_from_args(args), dtypes.get_default_dtype(), as_device(kwargs.get("device")))
         else:
             made = tensor(args[0] if args else [], dtype=dtypes.get_default_dtype(), device=kwargs.get("device"))
         self._init_fields(made._data, made._device, False)
@@ -158,7 +111,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """The shape, or the size of dimension ``dim``."""
         if dim is None:
             return self.shape
-        return self._data.shape[_normalize_dim(dim, self.dim())]
+        return self._data.shape[normalize_dim(dim, self.dim())]
 
     def dim(self) -> int:
         return self._data.dims
@@ -175,7 +128,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def stride(self, dim: Optional[int] = None) -> Union[tuple[int, ...], int]:
         if dim is None:
             return self._data.strides
-        return self._data.strides[_normalize_dim(dim, self.dim())]
+        return self._data.strides[normalize_dim(dim, self.dim())]
 
     def storage_offset(self) -> int:
         return self._data.offset
@@ -455,13 +408,13 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """The same storage in a new shape (one entry may be -1); no copy, or an error."""
         if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
             raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
-        return views.View.apply(self, self._infer_shape(_shape_from_args(shape)))
+        return views.View.apply(self, self._infer_shape(shape_from_args(shape)))
 
     def reshape(self, *shape: Any) -> "Tensor":
         """A view when the strides allow it, otherwise a copy in the new shape."""
         from .tensor_data import view_strides
 
-        new_shape = self._infer_shape(_shape_from_args(shape))
+        new_shape = self._infer_shape(shape_from_args(shape))
         if view_strides(self._data.shape, self._data.strides, new_shape) is None:
             return self.clone().view(new_shape)
         return self.view(new_shape)
@@ -474,13 +427,13 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def _infer_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """Fill in one -1 and check the element count."""
-        return _infer_size(shape, self.numel())
+        return infer_size(shape, self.numel())
 
     def permute(self, *dims: Any) -> "Tensor":
-        order = tuple(_normalize_dim(d, self.dim()) for d in _shape_from_args(dims))
+        order = tuple(normalize_dim(d, self.dim()) for d in shape_from_args(dims))
         if sorted(order) != list(range(self.dim())):
             raise RuntimeError(
-                f"permute(): dims {list(_shape_from_args(dims))} are not a permutation of the {self.dim()} "
+                f"permute(): dims {list(shape_from_args(dims))} are not a permutation of the {self.dim()} "
                 f"dimensions of a tensor of shape {list(self.shape)}"
             )
         return views.Permute.apply(self, order)
@@ -488,7 +441,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         if self.dim() == 0:
             return self
-        d0, d1 = _normalize_dim(dim0, self.dim()), _normalize_dim(dim1, self.dim())
+        d0, d1 = normalize_dim(dim0, self.dim()), normalize_dim(dim1, self.dim())
         order = list(range(self.dim()))
         order[d0], order[d1] = order[d1], order[d0]
         # a valid order: permute's checks are not needed
@@ -514,14 +467,14 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self.transpose(-2, -1)
 
     def unsqueeze(self, dim: int) -> "Tensor":
-        d = _normalize_dim(dim, self.dim() + 1)
+        d = normalize_dim(dim, self.dim() + 1)
         return _named(self.view(self.shape[:d] + (1,) + self.shape[d:]), "UnsqueezeBackward0")
 
     def squeeze(self, dim: Optional[Union[int, Sequence[int]]] = None) -> "Tensor":
         if dim is None:
             dims = {d for d, s in enumerate(self.shape) if s == 1}
         else:
-            dims = {_normalize_dim(d, self.dim()) for d in ((dim,) if isinstance(dim, int) else dim)}
+            dims = {normalize_dim(d, self.dim()) for d in ((dim,) if isinstance(dim, int) else dim)}
             dims = {d for d in dims if self.dim() and self.shape[d] == 1}
         # PyTorch's overloads: squeeze(), squeeze(int), squeeze(dims)
         name = "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
@@ -529,7 +482,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def expand(self, *sizes: Any) -> "Tensor":
         """Broadcast to a larger shape without copying (-1 keeps a size)."""
-        target = _shape_from_args(sizes)
+        target = shape_from_args(sizes)
         if len(target) < self.dim():
             raise RuntimeError(
                 f"expand: the number of sizes provided ({len(target)}) must be greater or equal to the number "
@@ -550,17 +503,17 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         if self.dim() == 0:
             return self.reshape(1)
-        start, end = _normalize_dim(start_dim, self.dim()), _normalize_dim(end_dim, self.dim())
+        start, end = normalize_dim(start_dim, self.dim()), normalize_dim(end_dim, self.dim())
         if start > end:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         merged = int(np.prod(self.shape[start : end + 1], dtype=np.int64))
         return self.reshape(self.shape[:start] + (merged,) + self.shape[end + 1 :])
 
     def unflatten(self, dim: int, sizes: Sequence[int]) -> "Tensor":
-        d = _normalize_dim(dim, self.dim())
-        sizes = _shape_from_args((sizes,))
+        d = normalize_dim(dim, self.dim())
+        sizes = shape_from_args((sizes,))
         try:
-            sizes = _infer_size(sizes, self.shape[d])
+            sizes = infer_size(sizes, self.shape[d])
         except RuntimeError as error:
             if "is invalid for input of size" not in str(error):
                 raise
@@ -570,7 +523,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self.view(self.shape[:d] + sizes + self.shape[d + 1 :])
 
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
-        d = _normalize_dim(dim, self.dim())
+        d = normalize_dim(dim, self.dim())
         if start < 0:
             start += self.shape[d]
         if not (0 <= start and start + length <= self.shape[d] and length >= 0):
@@ -580,7 +533,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def __getitem__(self, key: Any) -> "Tensor":
         advanced = _advanced_indexing()
         if advanced.needs_advanced(key):
-            return advanced.advanced_getitem(self, key)
+            return advanced.getitem(self, key)
         return views.Slice.apply(self, key)
 
     def __setitem__(self, key: Any, value: Operand) -> None:
@@ -594,9 +547,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             # written out of place (a differentiable where), then stored: see ops/advanced_indexing.py
             self._check_inplace_allowed()
             if records:
-                self._rebase_history(advanced.advanced_setitem_result(self, key, value))
+                self._rebase_history(advanced.setitem_result(self, key, value))
             else:
-                self._write(advanced.advanced_setitem_result(self.detach(), key, value))
+                self._write(advanced.setitem_result(self.detach(), key, value))
                 self._bump_version()
             return
         target = self.detach()[key]
@@ -845,7 +798,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if dim is None:
             return tuple(range(self.dim()))
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        normalized = tuple(sorted({_normalize_dim(d, self.dim()) for d in dims}))
+        normalized = tuple(sorted({normalize_dim(d, self.dim()) for d in dims}))
         if len(normalized) != len(dims):
             raise RuntimeError(f"dim {list(dims)} appears multiple times in the list of dims")
         return normalized if self.dim() else ()
@@ -889,7 +842,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             if self.numel() == 0:
                 raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
             return reductions.MaxAll.apply(self, op)
-        d = _normalize_dim(dim, self.dim())
+        d = normalize_dim(dim, self.dim())
         source = self if self.dim() else self.view(1)
         if source.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
@@ -943,7 +896,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
             out = arg_reduce_op(op, flat, 0).view(())
             return out.view((1,) * self.dim()) if keepdim else out
-        d = _normalize_dim(dim, self.dim())
+        d = normalize_dim(dim, self.dim())
         if not self.dim():
             return arg_reduce_op(op, source.view(1), 0).view(())
         out = arg_reduce_op(op, source, d)
@@ -1256,6 +1209,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         converted to ``dtype``, given as a dtype or a legacy name like ``'torch.LongTensor'``."""
         if dtype is None:
             return f"torch.{self.type_name()}"
+        dtype = getattr(dtype, "legacy_dtype", dtype)  # a legacy type: x.type(torch.LongTensor)
         if isinstance(dtype, str):
             names = {f"torch.{_legacy_name(d)}Tensor": d for d in dtypes.ALL_DTYPES}
             if dtype not in names:
@@ -1270,75 +1224,46 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     multiply = mul
 
-    # ---- shape and indexing methods (minitorch/ops/shape_ops.py, ops/indexing.py) ----
+    def dot(self, other: "Tensor") -> "Tensor":
+        """The inner product of two 1-D tensors of the same length and dtype (a 0-d tensor)."""
+        if self.dim() != 1 or other.dim() != 1:
+            raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+        if self.dtype is not other.dtype:
+            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                               f"{_legacy_name(self.dtype)} and {_legacy_name(other.dtype)}")
+        if self.shape[0] != other.shape[0]:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src [{other.shape[0]}] to have the "
+                f"same number of elements, but got {self.shape[0]} and {other.shape[0]} elements respectively")
+        return matmul(self, other)
 
-    def chunk(self, chunks: int, dim: int = 0) -> tuple["Tensor", ...]:
-        return _shape_ops().chunk(self, chunks, dim)
+    def mv(self, vec: "Tensor") -> "Tensor":
+        """Matrix (n x m) times vector (m): a vector of n."""
+        if self.dim() != 2 or vec.dim() != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.dim()}, {vec.dim()}")
+        if self.shape[1] != vec.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({self.shape[0]}), mat ({self.shape[0]}x{self.shape[1]}), "
+                               f"vec ({vec.shape[0]})")
+        return matmul(self, vec)
 
-    def split(self, split_size: Any, dim: int = 0) -> tuple["Tensor", ...]:
-        return _shape_ops().split(self, split_size, dim)
-
-    def unbind(self, dim: int = 0) -> tuple["Tensor", ...]:
-        return _shape_ops().unbind(self, dim)
-
-    def flip(self, *dims: Any) -> "Tensor":
-        return _shape_ops().flip(self, dims[0] if len(dims) == 1 else dims)
-
-    def roll(self, shifts: Any, dims: Any = None) -> "Tensor":
-        return _shape_ops().roll(self, shifts, dims)
-
-    def movedim(self, source: Any, destination: Any) -> "Tensor":
-        return _shape_ops().movedim(self, source, destination)
-
-    moveaxis = movedim
-
-    def repeat(self, *sizes: Any) -> "Tensor":
-        return _shape_ops().repeat(self, *sizes)
-
-    def tile(self, *dims: Any) -> "Tensor":
-        return _shape_ops().tile(self, _shape_from_args(dims))
-
-    def repeat_interleave(self, repeats: Any, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> "Tensor":
-        return _shape_ops().repeat_interleave(self, repeats, dim)
-
-    def tril(self, diagonal: int = 0) -> "Tensor":
-        return _shape_ops().tril(self, diagonal)
-
-    def triu(self, diagonal: int = 0) -> "Tensor":
-        return _shape_ops().triu(self, diagonal)
-
-    def outer(self, vec2: "Tensor") -> "Tensor":
-        return _shape_ops().outer(self, vec2)
-
-    def masked_fill(self, mask: "Tensor", value: Any) -> "Tensor":
-        return _shape_ops().masked_fill(self, mask, value)
-
-    def masked_select(self, mask: "Tensor") -> "Tensor":
-        return _shape_ops().masked_select(self, mask)
-
-    def take_along_dim(self, indices: "Tensor", dim: Optional[int] = None) -> "Tensor":
-        return _shape_ops().take_along_dim(self, indices, dim)
-
-    def nonzero(self, *, as_tuple: bool = False) -> Any:
-        return _shape_ops().nonzero(self, as_tuple=as_tuple)
-
-    def argwhere(self) -> "Tensor":
-        return _shape_ops().nonzero(self)
-
-    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> Any:  # noqa: A002
-        return _shape_ops().unique(self, sorted, return_inverse, return_counts, dim)
+    # ---- indexing methods (minitorch/ops/indexing.py) ----
+    #
+    # The shape and selection methods (chunk, split, unbind, flip, roll, movedim, moveaxis, repeat,
+    # tile, repeat_interleave, tril, triu, outer, masked_fill, masked_select, take_along_dim,
+    # nonzero, argwhere, unique) are composites built on Tensor and creation, a layer above this
+    # module: ops/shape_ops.py defines them and attaches them here with ``add_tensor_methods``.
 
     def gather(self, dim: int, index: "Tensor") -> "Tensor":
-        return _indexing().gather(self, dim, index)
+        return indexing.gather(self, dim, index)
 
     def index_select(self, dim: int, index: "Tensor") -> "Tensor":
-        return _indexing().index_select(self, dim, index)
+        return indexing.index_select(self, dim, index)
 
     def index_add(self, dim: int, index: "Tensor", source: "Tensor", *, alpha: Any = 1) -> "Tensor":
-        return _indexing().index_add(self, dim, index, source, alpha=alpha)
+        return indexing.index_add(self, dim, index, source, alpha=alpha)
 
     def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
-        return _indexing().scatter_add(self, dim, index, src)
+        return indexing.scatter_add(self, dim, index, src)
 
     # ---- printing ----
 
@@ -1360,7 +1285,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
         from .creation import full
 
-        return full(_shape_from_args(size), 0, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return full(shape_from_args(size), 0, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
         from .creation import ones
@@ -1389,7 +1314,7 @@ def _named(out: Tensor, name: str) -> Tensor:
     serve several PyTorch ops: ``Permute`` is ``t``, ``transpose`` and ``permute``)."""
     node = out.grad_fn
     if node is not None and node.ctx is not None:
-        node.ctx.grad_fn_name = name
+        node.rename(name)
     return out
 
 
@@ -1467,25 +1392,45 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     return out
 
 
-# ops modules that import this one, imported on first use (shape and indexing section)
+# ---- the layer above: composite ops that plug into Tensor ----
 
 
-def _shape_ops() -> Any:
-    from .ops import shape_ops
+def add_tensor_methods(methods: dict[str, Callable[..., Any]]) -> None:
+    """Make each of ``methods`` a method of :class:`Tensor` under its key.
 
-    return shape_ops
+    Composite ops (``ops/shape_ops.py``) are built from Tensor methods and creation functions,
+    so they sit above this module and this module never imports them: they call this once, at
+    import, to expose their ops as methods. A name Tensor already has is an error, never a
+    silent override.
+    """
+    for name, method in methods.items():
+        if hasattr(Tensor, name):
+            raise RuntimeError(f"add_tensor_methods: Tensor already has an attribute named {name!r}")
+        setattr(Tensor, name, method)
 
 
-def _advanced_indexing() -> Any:
-    from .ops import advanced_indexing
+class AdvancedIndexing(NamedTuple):
+    """The handlers of ``t[key]`` and ``t[key] = value`` for keys holding index tensors or masks."""
 
-    return advanced_indexing
+    needs_advanced: Callable[[Any], bool]
+    getitem: Callable[[Tensor, Any], Tensor]
+    setitem_result: Callable[[Tensor, Any, Any], Tensor]
 
 
-def _indexing() -> Any:
-    from .ops import indexing
+_ADVANCED_INDEXING: Optional[AdvancedIndexing] = None
 
-    return indexing
+
+def register_advanced_indexing(handlers: AdvancedIndexing) -> None:
+    """Install the advanced-indexing handlers (``ops/advanced_indexing.py`` does, at import: it
+    builds on Tensor and creation, so this module never imports it)."""
+    global _ADVANCED_INDEXING
+    _ADVANCED_INDEXING = handlers
+
+
+def _advanced_indexing() -> AdvancedIndexing:
+    if _ADVANCED_INDEXING is None:
+        raise RuntimeError("advanced indexing is not registered: import minitorch first")
+    return _ADVANCED_INDEXING
 
 
 def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:

@@ -159,8 +159,25 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return matmul(input, mat2)
 
 
+def dot(input: Tensor, tensor: Tensor) -> Tensor:  # noqa: A002 - PyTorch's names
+    return input.dot(tensor)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
+    return input.mv(vec)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
+    r"""$\beta\,\text{input} + \alpha\,(\text{mat1} \mathbin{@} \text{mat2})$; with ``beta=0`` input is ignored (its NaNs too)."""
+    product = mat1.mm(mat2)
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:  # PyTorch ignores input then, NaNs included; its shape still broadcasts
+        return scaled + input.new_zeros(input.shape)
+    return scaled + (input if beta == 1 else input * beta)
+
+
 __all__ = [
-    "abs", "all", "allclose", "any", "argmax", "argmin", "bmm", "clamp", "clone", "equal", "exp", "flatten",
+    "abs", "addmm", "all", "allclose", "any", "argmax", "argmin", "bmm", "dot", "mv", "clamp", "clone", "equal", "exp", "flatten",
     "isclose", "log", "matmul", "mul", "multiply", "max", "maximum", "mean", "min", "minimum", "mm", "permute", "pow", "relu",
     "reshape", "sigmoid", "sqrt", "squeeze", "std", "sum", "tanh", "transpose", "unsqueeze", "var", "where",
 ]

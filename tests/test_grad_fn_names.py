@@ -92,3 +92,31 @@ def test_grad_fn_matches_torch(name: str, torch_ref: ModuleType) -> None:
 def test_grad_fn_repr_is_torchs() -> None:
     node = (minitorch.ones(2, requires_grad=True) * 2).grad_fn
     assert repr(node) == f"<MulBackward0 object at {hex(id(node))}>"
+
+
+@pytest.mark.parametrize("name", list(EXPRESSIONS))
+def test_grad_fn_type_name_matches_torch(name: str, torch_ref: ModuleType) -> None:
+    """Tutorials print ``type(t.grad_fn).__name__``: the node's class carries the name too."""
+    def run(lib: ModuleType) -> Any:
+        w = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        node = EXPRESSIONS[name](lib, w, x).grad_fn
+        return type(node).__name__, [type(n).__name__ for n, _ in node.next_functions]
+
+    assert run(minitorch) == run(torch_ref)
+
+
+def test_a_users_function_names_its_node_type_as_torch(torch_ref: ModuleType) -> None:
+    def run(lib: ModuleType) -> str:
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * x * x
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                return grad
+
+        return type(Cube.apply(lib.ones(2, requires_grad=True)).grad_fn).__name__
+
+    assert run(minitorch) == run(torch_ref) == "CubeBackward"

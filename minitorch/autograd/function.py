@@ -136,11 +136,13 @@ class Node:
     def name(self) -> str:
         assert self.function is not None
         chosen = (self.ctx is not None and self.ctx.grad_fn_name) or self.function.grad_fn_name
-        if chosen:
-            return chosen
-        # PyTorch numbers its own ops' nodes (``MulBackward0``); a user's Function is ``<name>Backward``
-        own = self.function.__module__.split(".")[0] == __name__.split(".")[0]
-        return f"{self.function.__name__}Backward{'0' if own else ''}"
+        return chosen or default_node_name(self.function)
+
+    def rename(self, name: str) -> None:
+        """Print as ``name`` from now on (one Function can serve several PyTorch ops)."""
+        if self.ctx is not None:
+            self.ctx.grad_fn_name = name
+        self.__class__ = node_type(name)
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
@@ -236,6 +238,31 @@ class AccumulateGrad(Node):
                 current.add_(grad)
 
 
+#: the Node subclass of each name a ``grad_fn`` prints (made on first use)
+_NODE_TYPES: dict[str, type[Node]] = {}
+#: the default name of each Function's nodes (made on first use)
+_DEFAULT_NAMES: dict[type, str] = {}
+
+
+def default_node_name(function: type) -> str:
+    """``<Function>Backward0`` for minitorch's own ops, ``<Function>Backward`` for a user's
+    Function: PyTorch numbers only the nodes of its own ops."""
+    name = _DEFAULT_NAMES.get(function)
+    if name is None:
+        own = function.__module__.split(".")[0] == __name__.split(".")[0]
+        name = _DEFAULT_NAMES.setdefault(function, f"{function.__name__}Backward{'0' if own else ''}")
+    return name
+
+
+def node_type(name: str) -> type[Node]:
+    """The Node subclass called ``name``, so that ``type(t.grad_fn).__name__`` is PyTorch's
+    ``AddBackward0`` too, not only the node's repr."""
+    found = _NODE_TYPES.get(name)
+    if found is None:
+        found = _NODE_TYPES.setdefault(name, type(name, (Node,), {"__doc__": f"A ``grad_fn`` named {name}."}))
+    return found
+
+
 class Function:
     """Base of every differentiable op; subclasses define ``forward`` and ``backward``."""
 
@@ -279,6 +306,7 @@ class Function:
                                and not (i in numbers and not needs_input_grad[i] and not a._data.shape)])
             next_functions = tuple([(args[i]._grad_node() if needs_input_grad[i] else None, 0) for i in positions])
             shapes = tuple([args[i]._data.shape for i in positions])
-            out._set_grad_fn(Node(cls, ctx, next_functions, shapes, None if len(positions) == len(args) else positions))
+            node = node_type(ctx.grad_fn_name or cls.grad_fn_name or default_node_name(cls))
+            out._set_grad_fn(node(cls, ctx, next_functions, shapes, None if len(positions) == len(args) else positions))
         return out
 

@@ -25,9 +25,10 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes
+from ..creation import arange, zeros
 from ..creation import tensor as make_tensor
 from ..index_checks import INDEX_DTYPES
-from ..tensor import Tensor, where
+from ..tensor import AdvancedIndexing, Tensor, register_advanced_indexing, where
 from .indexing import index_add, index_select
 
 _SEQUENCE_TYPES = (list, tuple, range)
@@ -201,8 +202,6 @@ def advanced_setitem_result(source: Tensor, key: Any, value: Any) -> Tensor:
     The flat position of every selected element is found by indexing ``arange(numel)`` the same way;
     where a position repeats, the last value written wins.
     """
-    from ..creation import arange, zeros
-
     positions = arange(source.numel(), dtype=dtypes.int64, device=source.device).reshape(source.shape)[key]
     picked = positions.detach().cpu().numpy().reshape(-1)
     if not isinstance(value, Tensor):
@@ -227,3 +226,6 @@ def advanced_setitem_result(source: Tensor, key: Any, value: Any) -> Tensor:
     placed = index_add(zeros(source.numel(), dtype=source.dtype, device=source.device), 0, make_tensor(targets, dtype=dtypes.int64, device=source.device), chosen)
     mask = make_tensor(written, dtype=dtypes.bool_, device=source.device)
     return where(mask, placed, flat_source).reshape(source.shape)
+
+
+register_advanced_indexing(AdvancedIndexing(needs_advanced, advanced_getitem, advanced_setitem_result))

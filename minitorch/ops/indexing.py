@@ -12,13 +12,16 @@ from where it was added to. Embedding lookup, ``one_hot``-free cross-entropy and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..autograd.function import Context, Function
 from ..dispatch import empty, gather_op, map_op, scatter_add_op
 from ..index_checks import INDEX_DTYPES, first_out_of_range, nonempty_shape
-from ..tensor import Tensor, _normalize_dim
+from ..shapes import normalize_dim
 from .windows import ConstantPad
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 class Gather(Function):
@@ -69,7 +72,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002 - Py
     The index is checked (dtype, rank, extent, values) where every backend shares it,
     in :func:`~minitorch.dispatch.gather_op`.
     """
-    return Gather.apply(input, _normalize_dim(dim, input.dim()), index)
+    return Gather.apply(input, normalize_dim(dim, input.dim()), index)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
@@ -78,14 +81,14 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor: 
     ``index`` must be no larger than ``src`` in every dimension, and no larger than
     ``input`` in the others than ``dim`` (checked in :func:`~minitorch.dispatch.scatter_add_op`).
     """
-    return ScatterAdd.apply(input, _normalize_dim(dim, input.dim()), index, src)
+    return ScatterAdd.apply(input, normalize_dim(dim, input.dim()), index, src)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002
     """PyTorch's ``torch.index_select``: the slices ``index`` (a vector or a single value) of ``input`` along ``dim``."""
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    dim = _normalize_dim(dim, input.dim())
+    dim = normalize_dim(dim, input.dim())
     if input.dim() == 0 and index.numel() != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     if index.dtype not in INDEX_DTYPES:
@@ -115,7 +118,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
     A repeated index adds every slice that names it.
     """
-    dim = _normalize_dim(dim, input.dim())
+    dim = normalize_dim(dim, input.dim())
     if index.dim() > 1:
         raise IndexError("index_add_(): Index is supposed to be a vector")
     if index.dtype not in INDEX_DTYPES:

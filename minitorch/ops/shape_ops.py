@@ -16,7 +16,8 @@ import numpy as np
 from .. import dtypes
 from ..creation import cat
 from ..creation import tensor as make_tensor
-from ..tensor import Tensor, _normalize_dim, where
+from ..shapes import normalize_dim, shape_from_args
+from ..tensor import Tensor, add_tensor_methods, where
 from .indexing import gather, index_select
 
 IntOrSizes = Union[int, Sequence[int]]
@@ -39,7 +40,7 @@ def _sizes(args: tuple) -> tuple[int, ...]:
 
 def split(tensor: Tensor, split_size_or_sections: IntOrSizes, dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces of ``split_size_or_sections`` elements (the last may be shorter), or of the listed sizes."""
-    d = _normalize_dim(dim, tensor.dim())
+    d = normalize_dim(dim, tensor.dim())
     size = tensor.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
@@ -65,14 +66,14 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # no
     """At most ``chunks`` pieces of equal size (the last may be shorter)."""
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    d = _normalize_dim(dim, input.dim())
+    d = normalize_dim(dim, input.dim())
     size = input.shape[d]
     return split(input, max(1, math.ceil(size / chunks)), d) if size else (input,) * 1
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """The slices along ``dim``, that dimension removed."""
-    d = _normalize_dim(dim, input.dim())
+    d = normalize_dim(dim, input.dim())
     return tuple(input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
 
 
@@ -81,7 +82,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
 
 def _dims(dims: IntOrSizes, ndim: int) -> list[int]:
     dims = [dims] if isinstance(dims, int) else list(dims)
-    normalized = [_normalize_dim(d, ndim) for d in dims]
+    normalized = [normalize_dim(d, ndim) for d in dims]
     if len(set(normalized)) != len(normalized):
         raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims size={len(set(normalized))}")
     return normalized
@@ -108,7 +109,7 @@ def roll(input: Tensor, shifts: IntOrSizes, dims: Optional[IntOrSizes] = None) -
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shift_list)}, dims:{len(dim_list)}")
     out = input
     for shift, dim in zip(shift_list, dim_list):
-        d = _normalize_dim(dim, input.dim())
+        d = normalize_dim(dim, input.dim())
         n = out.shape[d]
         if n:
             out = index_select(out, d, _positions((np.arange(n) - shift) % n, out.device))
@@ -125,8 +126,8 @@ def movedim(input: Tensor, source: IntOrSizes, destination: IntOrSizes) -> Tenso
             f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of dims "
             f"as destination ({dst} dims)"
         )
-    src = [_normalize_dim(d, ndim) for d in src]
-    dst = [_normalize_dim(d, ndim) for d in dst]
+    src = [normalize_dim(d, ndim) for d in src]
+    dst = [normalize_dim(d, ndim) for d in dst]
     order: list[Optional[int]] = [None] * ndim
     for s, t in zip(src, dst):
         order[t] = s
@@ -163,7 +164,7 @@ def repeat_interleave(input: Tensor, repeats: Any, dim: Optional[int] = None, *,
     """Each element (or slice along ``dim``) repeated ``repeats`` times in place."""
     if dim is None:
         input, dim = input.flatten(), 0  # noqa: A001
-    d = _normalize_dim(dim, input.dim())
+    d = normalize_dim(dim, input.dim())
     counts = _host(repeats) if isinstance(repeats, Tensor) else np.asarray(repeats)
     if counts.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -252,7 +253,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
-    d = _normalize_dim(dim, input.dim())
+    d = normalize_dim(dim, input.dim())
     from ..tensor_data import shape_broadcast
 
     common = list(shape_broadcast(tuple(input.shape), tuple(indices.shape)))
@@ -282,7 +283,7 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> Any:  # noqa: A002
     """The distinct values (sorted), with where each element went and how often each occurs if asked."""
     values = _host(input)
-    axis = None if dim is None else _normalize_dim(dim, input.dim())
+    axis = None if dim is None else normalize_dim(dim, input.dim())
     found = np.unique(values, return_inverse=True, return_counts=True, axis=axis)
     uniq, inverse, counts = found
     out = make_tensor(uniq, dtype=input.dtype, device=input.device)
@@ -301,3 +302,73 @@ def where_or_nonzero(condition: Tensor, input: Any = None, other: Any = None) ->
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     return where(condition, input, other)
+
+
+# ---- the Tensor methods of these ops ----
+
+
+class TensorMethods:
+    """``t.chunk(...)``, ``t.flip(...)`` and the other methods of the ops above.
+
+    Not a base class: its functions are attached to :class:`~minitorch.tensor.Tensor` by the one
+    ``add_tensor_methods`` call below (tensor.py sits below this module and never imports it).
+    """
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple["Tensor", ...]:
+        return chunk(self, chunks, dim)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple["Tensor", ...]:
+        return split(self, split_size, dim)
+
+    def unbind(self, dim: int = 0) -> tuple["Tensor", ...]:
+        return unbind(self, dim)
+
+    def flip(self, *dims: Any) -> "Tensor":
+        return flip(self, dims[0] if len(dims) == 1 else dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> "Tensor":
+        return roll(self, shifts, dims)
+
+    def movedim(self, source: Any, destination: Any) -> "Tensor":
+        return movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def repeat(self, *sizes: Any) -> "Tensor":
+        return repeat(self, *sizes)
+
+    def tile(self, *dims: Any) -> "Tensor":
+        return tile(self, shape_from_args(dims))
+
+    def repeat_interleave(self, repeats: Any, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> "Tensor":
+        return repeat_interleave(self, repeats, dim)
+
+    def tril(self, diagonal: int = 0) -> "Tensor":
+        return tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> "Tensor":
+        return triu(self, diagonal)
+
+    def outer(self, vec2: "Tensor") -> "Tensor":
+        return outer(self, vec2)
+
+    def masked_fill(self, mask: "Tensor", value: Any) -> "Tensor":
+        return masked_fill(self, mask, value)
+
+    def masked_select(self, mask: "Tensor") -> "Tensor":
+        return masked_select(self, mask)
+
+    def take_along_dim(self, indices: "Tensor", dim: Optional[int] = None) -> "Tensor":
+        return take_along_dim(self, indices, dim)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        return nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self) -> "Tensor":
+        return nonzero(self)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None) -> Any:  # noqa: A002
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
+
+add_tensor_methods({name: method for name, method in vars(TensorMethods).items() if not name.startswith("__")})

@@ -15,12 +15,14 @@ the backend's ``accumulate`` primitive does.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..autograd.function import Context, Function
 from ..dispatch import accumulate_op, empty, map_op
-from ..tensor import Tensor
 from ..tensor_data import TensorData
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
 
 
 def window_count(size: int, kernel: int, step: int, dilation: int) -> int:

@@ -12,7 +12,8 @@ from typing import Any, Optional
 
 from ... import dtypes
 from ...ops.activations import GELU, LogSoftmax, Softmax
-from ...tensor import Tensor, _normalize_dim, where
+from ...shapes import normalize_dim
+from ...tensor import Tensor, where
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 
@@ -90,7 +91,7 @@ def _softmax_input(name: str, input: Tensor, dim: Optional[int], dtype: Any) -> 
     source = input.to(dtypes.as_dtype(dtype)) if dtype is not None else _floating(input)
     if source.dim() == 0:
         return source.view(1), 0
-    return source, _normalize_dim(dim, source.dim())
+    return source, normalize_dim(dim, source.dim())
 
 
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002

@@ -1,0 +1,61 @@
+"""Shape arguments as PyTorch accepts them: sizes given loose or as one sequence, ``-1`` to infer, negative dims.
+
+The lowest layer: plain integers in, plain integers out, so tensors, creation functions and
+ops all check shapes and dimensions with the same code and the same error messages.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .size import Size
+
+
+def shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    if all(type(s) is int for s in shape):  # the common case, already checked
+        return shape
+    for s in shape:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"shape entries must be ints, got {type(s).__name__} in {shape}")
+    return tuple(int(s) for s in shape)
+
+
+def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """``shape`` with its one -1 filled in so that it holds ``numel`` elements, or PyTorch's error."""
+    unknown = None
+    for i, size in enumerate(shape):
+        if size == -1:
+            if unknown is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            unknown = i
+        elif size < 0:
+            raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape {list(shape)}")
+    known = math.prod([s for s in shape if s != -1])
+    if unknown is None:
+        if known != numel:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        return shape
+    if known == 0:
+        if numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension "
+                "size -1 can be any value and is ambiguous"
+            )
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    if numel % known:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape[:unknown] + (numel // known,) + shape[unknown + 1 :]
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """``dim`` in ``[-ndim, ndim)`` as a non-negative index (0-d tensors accept 0 and -1)."""
+    bound = max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+    return dim % bound
