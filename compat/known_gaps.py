@@ -25,7 +25,6 @@ KNOWN_GAPS: dict[str, str] = {
     'poly_custom_function.py': 'line 7: torch `tensor([-0.4375, -1.0000], dtype=torch.float64, grad_fn=<Legendre3Backward>)` vs minitorch `tensor([-0.4375, -1.0000], dtype=torch.f...',
     'poly_nn_sequential.py': 'line 12: torch `<MseLossBackward0 object at 0x?>` vs minitorch `<SumBackward0 object at 0x?>`',
     'rng_streams.py': "line 9: AttributeError: module 'minitorch' has no attribute 'randperm'",
-    'rnn_from_scratch.py': "line 59: AttributeError: 'Tensor' object has no attribute 'topk'",
     'save_load.py': "line 75: minitorch.serialization.errors.SerializationError: can't save obj: objects of type __main__.TheModelClass are not supported (minitorch.sav...",
     'tensor_math.py': "line 15: AttributeError: module 'minitorch' has no attribute 'round'. Did you mean: 'rand'?",
     'transfer_finetune.py': "line 40: TypeError: unsupported operand type(s) for %: 'Tensor' and 'int'",

@@ -38,6 +38,10 @@ from .ops.shape_ops import (
 )
 from .ops.shape_ops import where_or_nonzero as where
 from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
+from .ops.reductions_extra import (
+    argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
+)
+from . import linalg
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16

@@ -22,6 +22,7 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import elementwise, indexing, inplace, linalg, reductions, views
+from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
 from .shapes import infer_size, normalize_dim, shape_from_args
 from .size import Size
@@ -39,7 +40,7 @@ _LEAF_NODE_LOCK = threading.Lock()
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
-class Tensor(elementwise.UnaryMath):
+class Tensor(elementwise.UnaryMath, ExtraReductions):
     """An n-dimensional array on a device that can record how it was computed."""
 
     _data: TensorData

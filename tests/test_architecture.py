@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "utils/hooks"),
     ("backends/",),
     ("dispatch", "index_checks"),
-    ("autograd/", "tensor", "ops/", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
+    ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types"),
     ("nn/", "optim/", "serialization/", "utils/"),
     ("course/", "cli", "train", "datasets", "demo", "__main__", "__init__"),

@@ -1,0 +1,343 @@
+r"""Reductions composed from existing primitives: ``logsumexp``, ``std_mean``/``var_mean``,
+``count_nonzero``, ``norm`` and the ``linalg`` norms, ``sort``/``argsort``/``topk``,
+``median``, ``cumsum``/``cumprod``.
+
+Each is tensor math over ``amax``, ``sum``, ``gather`` and friends, so autograd and every
+backend come for free; only the orderings (``sort``) are computed on the host, and the
+values are then gathered through the differentiable ``gather``.
+The methods live on :class:`ExtraReductions`, which ``Tensor`` inherits.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+
+import numpy as np
+
+from ..autograd.function import Context, Function
+
+if TYPE_CHECKING:  # Tensor inherits ExtraReductions from this module: the import runs the other way
+    from ..tensor import Tensor
+
+Dims = Optional[Union[int, Sequence[int]]]
+
+SortResult = namedtuple("sort", ["values", "indices"])
+TopkResult = namedtuple("topk", ["values", "indices"])
+MedianResult = namedtuple("median", ["values", "indices"])
+
+
+def _dim_tuple(t: Tensor, dim: Dims) -> tuple[int, ...]:
+    """``dim`` as a sorted tuple of non-negative dims (all of them for ``None``)."""
+    return t._dims(dim)
+
+
+def _host_tensor(array: np.ndarray, like: Tensor) -> Tensor:
+    """``array`` as a tensor on ``like``'s device (its own dtype)."""
+    return like.new_tensor(array, dtype=_torch_dtype(array))
+
+
+def _torch_dtype(array: np.ndarray) -> Any:
+    from ..dtypes import from_numpy_dtype
+
+    return from_numpy_dtype(array.dtype)
+
+
+def _one_dim(t: Tensor, dim: int) -> int:
+    """``dim`` checked against ``t`` and made non-negative (0 for a 0-d tensor)."""
+    dims = t._dims(dim)
+    return dims[0] if dims else 0
+
+
+# ---- logsumexp, var_mean, count_nonzero ----
+
+
+def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:  # noqa: A002 - PyTorch's name
+    r""":math:`\log \sum_i e^{x_i}`, computed as :math:`m + \log \sum_i e^{x_i - m}` with
+    :math:`m = \max_i x_i` so no exponential overflows (the result does not depend on :math:`m`,
+    so :math:`m` is held constant for the gradient)."""
+    if not input.dtype.is_floating_point:
+        input = input.float()
+    dims = _dim_tuple(input, dim)
+    if not dims:  # a 0-d input or an empty list of dims of a 0-d input
+        return input.clone()
+    if any(input.shape[d] == 0 for d in dims):
+        shift = input.detach().sum(dims, keepdim=True) * 0.0
+    else:
+        peak = input.detach().amax(dims, keepdim=True)
+        shift = peak.masked_fill(peak.abs() == math.inf, 0.0)
+    out = (input - shift).exp().sum(dims, keepdim=True).log() + shift
+    return out if keepdim else out.squeeze(dims)
+
+
+def var_mean(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None, keepdim: bool = False,  # noqa: A002
+             *, correction: Optional[int] = None) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim``, as two tensors."""
+    return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+
+
+def std_mean(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None, keepdim: bool = False,  # noqa: A002
+             *, correction: Optional[int] = None) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim``, as two tensors."""
+    return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+
+
+def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:  # noqa: A002
+    """How many elements are not zero, over ``dim`` (all dims by default); int64."""
+    return (input.detach() != 0).sum(dim)
+
+
+# ---- norms ----
+
+
+class PowerNorm(Function):
+    r""":math:`\|x\|_p = (\sum_i |x_i|^p)^{1/p}` over ``dims``;
+    :math:`\partial \|x\|_p / \partial x_i = \mathrm{sign}(x_i) |x_i|^{p-1} / \|x\|_p^{p-1}`,
+    taken as 0 where the norm is 0 (as PyTorch does)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.p, ctx.dims = p, dims
+        norm = a.abs().pow(p).sum(dims, keepdim=True).pow(1.0 / p)
+        ctx.norm = norm
+        return norm if keepdim else norm.squeeze(dims)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (a,) = ctx.saved_tensors
+        norm = ctx.norm
+        kept = grad.reshape(norm.shape)
+        scale = (kept / norm.pow(ctx.p - 1)).masked_fill(norm == 0, 0.0)
+        return a.sign() * a.abs().pow(ctx.p - 1) * scale, None, None, None
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Dims = None, keepdim: bool = False,  # noqa: A002 - PyTorch's name
+                *, dtype: Any = None) -> Tensor:
+    r""":math:`\|x\|_{\mathrm{ord}}` over ``dim`` (all elements by default), ``x`` read as a vector."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype.name.capitalize()}"
+        )
+    if isinstance(dim, (tuple, list)) and not dim:
+        dim = None
+    dims = _dim_tuple(x, dim)
+    magnitude = x.abs()
+    if ord == math.inf or ord == -math.inf:
+        if x.numel() == 0 and ord == -math.inf:
+            raise RuntimeError("linalg.vector_norm cannot compute the -inf norm on an empty tensor because the operation does not have an identity")
+        if not dims:
+            return magnitude
+        if any(x.shape[d] == 0 for d in dims):
+            out = magnitude.sum(dims, keepdim)  # the max of nothing is 0 for a norm
+            return out
+        return magnitude.amax(dims, keepdim) if ord > 0 else magnitude.amin(dims, keepdim)
+    if ord == 0:
+        return (x.detach() != 0).to(x.dtype).sum(dims, keepdim)
+    if ord == 1:
+        return magnitude.sum(dims, keepdim)
+    return PowerNorm.apply(x, float(ord), dims, keepdim)
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1), keepdim: bool = False,  # noqa: A002,N803
+                *, dtype: Any = None) -> Tensor:
+    """The Frobenius (``'fro'``), 1-, inf-, -1- and -inf-norms of the matrices in the last two dims."""
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    rows, cols = (d % A.dim() for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (rows, cols), keepdim)
+    if ord in (1, -1, math.inf, -math.inf):
+        summed, extreme = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = A.abs().sum(summed, keepdim=True)
+        out = sums.amax(extreme, keepdim=True) if ord > 0 else sums.amin(extreme, keepdim=True)
+        return out if keepdim else out.squeeze((rows, cols))
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Dims = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A002
+    """``torch.norm``: the vector p-norm over ``dim``; ``'fro'`` is the 2-norm of all elements."""
+    if p == "fro":
+        p = 2
+    if p == "nuc":
+        raise RuntimeError("norm(): the nuclear norm is not supported")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+# ---- orderings ----
+
+
+def _lexsort_along(values: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    if values.size == 0:
+        return np.zeros(values.shape, dtype=np.int64)
+    moved = np.moveaxis(values, axis, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    orders = np.empty(flat.shape, dtype=np.int64)
+    for row in range(flat.shape[0]):
+        line = flat[row]
+        if line.dtype == np.bool_:
+            line = line.astype(np.int64)
+        if descending:
+            is_nan = np.isnan(line) if line.dtype.kind == "f" else np.zeros(line.shape, bool)
+            negated = np.where(is_nan, 0, -line)
+            orders[row] = np.lexsort((negated, ~is_nan))
+        else:
+            orders[row] = np.argsort(line, kind="stable")
+    return np.moveaxis(orders.reshape(moved.shape), -1, axis)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:  # noqa: A002
+    """Indices that order ``input`` along ``dim`` (ties keep their order; NaN is largest)."""
+    if input.dim() == 0:
+        _one_dim(input, dim)
+        return _host_tensor(np.zeros((), np.int64), input)
+    d = _one_dim(input, dim)
+    return _host_tensor(_lexsort_along(input.detach().numpy(force=True), d, descending), input)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> SortResult:  # noqa: A002
+    """``(values, indices)``: ``input`` ordered along ``dim``; the gradient follows the indices."""
+    indices = argsort(input, dim, descending)
+    if input.dim() == 0:
+        return SortResult(input.clone(), indices)
+    return SortResult(input.gather(dim, indices), indices)
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopkResult:  # noqa: A002
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices, in order."""
+    size = input.shape[_one_dim(input, dim)] if input.dim() else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    if input.dim() == 0:
+        return TopkResult(input.clone(), _host_tensor(np.zeros((), np.int64), input))
+    d = _one_dim(input, dim)
+    indices = argsort(input, d, descending=largest).narrow(d, 0, k)
+    return TopkResult(input.gather(d, indices), indices)
+
+
+def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A002
+    """The lower median (the smaller of the two middle values); with ``dim``, ``(values, indices)``.
+    A NaN in a row makes that row's median NaN."""
+    if dim is None:
+        if input.numel() == 0:
+            return input.sum() * math.nan if input.dtype.is_floating_point else input.reshape(-1).sum()
+        return median(input.reshape(-1), 0).values.view(())
+    if input.dim() == 0:
+        _one_dim(input, dim)
+        return MedianResult(input.clone(), _host_tensor(np.zeros((), np.int64), input))
+    d = _one_dim(input, dim)
+    size = input.shape[d]
+    if size == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    values = input.detach().numpy(force=True)
+    order = _lexsort_along(values, d, descending=False)
+    middle = np.take(order, [(size - 1) // 2], axis=d)
+    if values.dtype.kind == "f":
+        has_nan = np.isnan(values).any(axis=d, keepdims=True)
+        first_nan = np.expand_dims(np.argmax(np.isnan(values), axis=d), d)
+        middle = np.where(has_nan, first_nan, middle)
+    indices = _host_tensor(middle.astype(np.int64), input)
+    out = input.gather(d, indices)
+    if not keepdim:
+        out, indices = out.squeeze(d), indices.squeeze(d)
+    return MedianResult(out, indices)
+
+
+# ---- scans ----
+
+
+class CumulativeSum(Function):
+    r""":math:`y_j = \sum_{i \le j} x_i` along ``dim``; :math:`\partial L/\partial x_i = \sum_{j \ge i} g_j`
+    (the reversed cumulative sum of the gradient)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dim: int) -> Tensor:
+        ctx.dim = dim
+        return _host_tensor(np.cumsum(a.numpy(force=True), axis=dim), a).to(a.dtype)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        return CumulativeSum.apply(grad.flip(ctx.dim), ctx.dim).flip(ctx.dim), None
+
+
+class CumulativeProduct(Function):
+    r""":math:`y_j = \prod_{i \le j} x_i` along ``dim``;
+    :math:`\partial L/\partial x_i = \sum_{j \ge i} g_j \prod_{k \le j, k \ne i} x_k`,
+    computed without dividing by :math:`x_i`, so zeros get their true gradient."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dim: int) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.dim = dim
+        return _host_tensor(np.cumprod(a.numpy(force=True), axis=dim), a).to(a.dtype)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        (a,) = ctx.saved_tensors
+        values = np.moveaxis(a.numpy(force=True), ctx.dim, -1)
+        grads = np.moveaxis(grad.numpy(force=True), ctx.dim, -1)
+        out = np.zeros(np.broadcast_shapes(values.shape, grads.shape), dtype=values.dtype)
+        size = values.shape[-1]
+        for i in range(size):
+            without_i = values.copy()
+            without_i[..., i] = 1
+            partial = np.cumprod(without_i, axis=-1)  # prod_{k<=j, k!=i} x_k for j >= i
+            out[..., i] = (grads[..., i:] * partial[..., i:]).sum(axis=-1)
+        return _host_tensor(np.moveaxis(out, -1, ctx.dim), a).to(a.dtype), None
+
+
+def _scan(fn: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:  # noqa: A002
+    if dtype is not None:
+        input = input.to(dtype)
+    elif not input.dtype.is_floating_point:
+        input = input.long()  # integer and bool scans are int64, as in PyTorch
+    if input.dim() == 0:
+        _one_dim(input, dim)
+        return fn.apply(input.view(1), 0).view(())
+    return fn.apply(input, _one_dim(input, dim))
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002
+    """Running sums along ``dim``."""
+    return _scan(CumulativeSum, input, dim, dtype)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002
+    """Running products along ``dim``."""
+    return _scan(CumulativeProduct, input, dim, dtype)
+
+
+class ExtraReductions:
+    """These reductions as methods of :class:`~minitorch.tensor.Tensor` (which inherits them)."""
+
+    def logsumexp(self: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
+        return logsumexp(self, dim, keepdim)
+
+    def count_nonzero(self: Tensor, dim: Dims = None) -> Tensor:
+        return count_nonzero(self, dim)
+
+    def norm(self: Tensor, p: Any = "fro", dim: Dims = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        return norm(self, p, dim, keepdim, dtype)
+
+    def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> SortResult:
+        return sort(self, dim, descending, stable=stable)
+
+    def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+        return argsort(self, dim, descending, stable=stable)
+
+    def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopkResult:  # noqa: A002
+        return topk(self, k, dim, largest, sorted)
+
+    def median(self: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+        return median(self, dim, keepdim)
+
+    def cumsum(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        return cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        return cumprod(self, dim, dtype=dtype)
