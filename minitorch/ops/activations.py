@@ -77,6 +77,8 @@ class LogSoftmax(Function):
 class GELU(Function):
     r""":math:`x\,\Phi(x)`, or with ``approximate='tanh'`` the tanh form (see module constants)."""
 
+    grad_fn_name = "GeluBackward0"  # PyTorch's spelling, not the class's
+
     @staticmethod
     def forward(ctx: Context, x: Tensor, approximate: str) -> Tensor:
         ctx.save_for_backward(x)
