@@ -20,6 +20,7 @@ from .autograd import engine
 from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
+from .keywords import accepts_keepdims
 from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import elementwise, indexing, inplace, linalg, reductions, views
 from .ops.reductions_extra import ExtraReductions
@@ -846,6 +847,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             raise RuntimeError(f"dim {list(dims)} appears multiple times in the list of dims")
         return normalized if self.dim() else ()
 
+    @accepts_keepdims
     def sum(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
         source = self
         if dtype is not None:
@@ -854,6 +856,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             source = self.to(dtypes.int64)  # integer and bool sums are int64, as in PyTorch
         return _named(reductions.Sum.apply(source, source._dims(dim), keepdim), "SumBackward0" if dim is None else "SumBackward1")
 
+    @accepts_keepdims
     def mean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
         target = dtypes.as_dtype(dtype) if dtype is not None else self.dtype
         if not target.is_floating_point:
@@ -866,6 +869,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         source = self if self.dtype is target else self.to(target)
         return reductions.Mean.apply(source, dims, keepdim, count, dim is None)
 
+    @accepts_keepdims
     def var(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
         r""":math:`\frac{1}{N - c}\sum_i (x_i - \bar x)^2` with correction :math:`c` (1 by default)."""
@@ -876,6 +880,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         centered = self - self.mean(dims, keepdim=True)
         return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
 
+    @accepts_keepdims
     def std(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
         return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
@@ -895,21 +900,25 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             values = values.view(())
         return ValuesIndices(values, indices)
 
+    @accepts_keepdims
     def max(self, dim: Optional[Union[int, "Tensor"]] = None, keepdim: bool = False) -> Any:
         """Largest value; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         return self._extreme("max", dim, keepdim)
 
+    @accepts_keepdims
     def min(self, dim: Optional[Union[int, "Tensor"]] = None, keepdim: bool = False) -> Any:
         if isinstance(dim, Tensor):
             return self.minimum(dim)
         return self._extreme("min", dim, keepdim)
 
+    @accepts_keepdims
     def amax(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
         """Largest value over ``dim`` (all dims by default); ties share the gradient evenly."""
         return self._amax("max", dim, keepdim)
 
+    @accepts_keepdims
     def amin(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
         """Smallest value over ``dim`` (all dims by default); ties share the gradient evenly."""
         return self._amax("min", dim, keepdim)
@@ -945,16 +954,20 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         out = arg_reduce_op(op, source, d)
         return out if keepdim else out.squeeze(d)
 
+    @accepts_keepdims
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         return self._arg_extreme("argmax", dim, keepdim)
 
+    @accepts_keepdims
     def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         return self._arg_extreme("argmin", dim, keepdim)
 
+    @accepts_keepdims
     def all(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         flags = self.detach().bool()
         return (flags.sum(dim, keepdim) == (flags.numel() if dim is None else flags.shape[dim] if flags.dim() else 1))
 
+    @accepts_keepdims
     def any(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         return self.detach().bool().sum(dim, keepdim) > 0
 

@@ -10,6 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
+from .keywords import accepts_keepdims
 from .tensor import Tensor, where
 from .tensor import matmul as _matmul
 
@@ -37,42 +38,52 @@ def clamp(input: Tensor, min: Optional[float] = None, max: Optional[float] = Non
     return input.clamp(min, max)
 
 
+@accepts_keepdims
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     return input.sum(dim, keepdim, dtype=dtype)
 
 
+@accepts_keepdims
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     return input.mean(dim, keepdim, dtype=dtype)
 
 
+@accepts_keepdims
 def var(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *, correction: Optional[int] = None) -> Tensor:
     return input.var(dim, unbiased, keepdim, correction=correction)
 
 
+@accepts_keepdims
 def std(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *, correction: Optional[int] = None) -> Tensor:
     return input.std(dim, unbiased, keepdim, correction=correction)
 
 
+@accepts_keepdims
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     return input.max(dim, keepdim)
 
 
+@accepts_keepdims
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     return input.min(dim, keepdim)
 
 
+@accepts_keepdims
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     return input.argmax(dim, keepdim)
 
 
+@accepts_keepdims
 def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     return input.argmin(dim, keepdim)
 
 
+@accepts_keepdims
 def all(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     return input.all(dim, keepdim)
 
 
+@accepts_keepdims
 def any(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     return input.any(dim, keepdim)
 

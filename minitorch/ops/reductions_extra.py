@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 import numpy as np
 
 from ..autograd.function import Context, Function
+from ..keywords import accepts_keepdims
 
 if TYPE_CHECKING:  # Tensor inherits ExtraReductions from this module: the import runs the other way
     from ..tensor import Tensor
@@ -53,6 +54,7 @@ def _one_dim(t: Tensor, dim: int) -> int:
 # ---- logsumexp, var_mean, count_nonzero ----
 
 
+@accepts_keepdims
 def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:  # noqa: A002 - PyTorch's name
     r""":math:`\log \sum_i e^{x_i}`, computed as :math:`m + \log \sum_i e^{x_i - m}` with
     :math:`m = \max_i x_i` so no exponential overflows (the result does not depend on :math:`m`,
@@ -220,6 +222,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return TopkResult(input.gather(d, indices), indices)
 
 
+@accepts_keepdims
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A002
     """The lower median (the smaller of the two middle values); with ``dim``, ``(values, indices)``.
     A NaN in a row makes that row's median NaN."""
@@ -315,6 +318,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A
 class ExtraReductions:
     """These reductions as methods of :class:`~minitorch.tensor.Tensor` (which inherits them)."""
 
+    @accepts_keepdims
     def logsumexp(self: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
         return logsumexp(self, dim, keepdim)
 
@@ -333,6 +337,7 @@ class ExtraReductions:
     def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopkResult:  # noqa: A002
         return topk(self, k, dim, largest, sorted)
 
+    @accepts_keepdims
     def median(self: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
         return median(self, dim, keepdim)
 

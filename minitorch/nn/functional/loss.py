@@ -14,9 +14,12 @@ and with class weights the ``'mean'`` divides by the total weight of the counted
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from typing import Optional
 
 from ... import dtypes
+from ...autograd.composite import composite
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops.indexing import Gather
 from ...ops.losses import CrossEntropy
 from ...tensor import Tensor, _legacy_name, where
@@ -39,6 +42,14 @@ def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool], redu
     if not reduce:
         return "none"
     return "mean" if size_average else "sum"
+
+
+def _refuse_grad(function: str, **constants: Optional[Tensor]) -> None:
+    """PyTorch's error for a weight that requires grad: these losses are not differentiable in it."""
+    for name, value in constants.items():
+        if value is not None and value.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function '{function}' is not differentiable with respect to argument '{name}'. "
+                               "This input cannot have requires_grad True.")
 
 
 def _check_same_size(input: Tensor, target: Tensor) -> None:  # noqa: A002 - PyTorch's name
@@ -69,6 +80,10 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
              reduction: str = "mean") -> Tensor:
     r"""Squared error :math:`(x - y)^2`."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    return composite("MseLossBackward0", _mse_loss, input, target, reduction)
+
+
+def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:  # noqa: A002
     # BEGIN SOLUTION 5.8
     diff = input - target
     return reduce_loss(diff * diff, reduction)
@@ -88,6 +103,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] =
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     r""":math:`\tfrac12 d^2/\beta` where :math:`|d| < \beta`, else :math:`|d| - \tfrac12\beta` (:math:`d = x - y`)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    return composite("SmoothL1LossBackward0", _smooth_l1_loss, input, target, reduction, beta)
+
+
+def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: float) -> Tensor:  # noqa: A002
     diff = (input - target).abs()
     if beta == 0.0:
         return reduce_loss(diff, reduction)
@@ -96,6 +115,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] =
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:  # noqa: A002
     r""":math:`\tfrac12 d^2` where :math:`|d| < \delta`, else :math:`\delta(|d| - \tfrac12\delta)`."""
+    return composite("HuberLossBackward0", _huber_loss, input, target, reduction, delta)
+
+
+def _huber_loss(input: Tensor, target: Tensor, reduction: str, delta: float) -> Tensor:  # noqa: A002
     diff = (input - target).abs()
     return reduce_loss(where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta)), reduction)
 
@@ -236,6 +259,12 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     _check_probabilities(target, "target")
     if weight is not None:
         _check_fits(weight, input)
+    _refuse_grad("binary_cross_entropy", weight=weight)
+    return composite("BinaryCrossEntropyBackward0", partial(_binary_cross_entropy, weight=weight, reduction=reduction),
+                     input, target)
+
+
+def _binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str) -> Tensor:  # noqa: A002
     # BEGIN SOLUTION 5.8
     log_x = input.log().clamp(min=LOG_CLAMP)
     log_1mx = (1.0 - input).log().clamp(min=LOG_CLAMP)
@@ -257,6 +286,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
+    _refuse_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    return composite("BinaryCrossEntropyWithLogitsBackward0",
+                     partial(_binary_cross_entropy_with_logits, weight=weight, reduction=reduction, pos_weight=pos_weight),
+                     input, target)
+
+
+def _binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor],  # noqa: A002
+                                      reduction: str, pos_weight: Optional[Tensor]) -> Tensor:
     # BEGIN SOLUTION 5.8
     log_sigmoid_neg = softplus(-input)  # -log(sigmoid(x)), never overflowing
     if pos_weight is None:
