@@ -99,7 +99,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("equation,shapes", ERRORS, ids=[c[0] for c in ERRORS])
 def test_einsum_errors(torch_ref, equation, shapes):
-    _same_error(torch_ref, lambda lib: lib.einsum(equation, *[lib.zeros(*s) for s in shapes]))
+    _same_error(torch_ref, lambda lib: lib.einsum(equation, *[lib.zeros(s) for s in shapes]))
 
 
 def test_einsum_argument_errors(torch_ref):

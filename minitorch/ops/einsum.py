@@ -38,11 +38,11 @@ def _parse_term(text: str, start: int, owner: str) -> Term:
     while i < len(text):
         char = text[i]
         if char == ".":
+            if None in term:
+                raise RuntimeError(f"einsum(): found '.' for {owner} for which an ellipsis was already found")
             if text[i : i + 3] != "...":
                 raise RuntimeError(f"einsum(): found '.' for {owner} that is not part of any ellipsis"
                                    + (" (...)" if owner == "output" else ""))
-            if None in term:
-                raise RuntimeError(f"einsum(): found '.' for {owner} for which an ellipsis was already found")
             term.append(None)
             i += 3
             continue

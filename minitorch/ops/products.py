@@ -48,8 +48,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, a
         raise RuntimeError(_expand_error(target, tuple(input.shape)))
     product = batch1 @ batch2
     scaled = product if alpha == 1 else product * alpha
-    if beta == 0:
-        return scaled + input.new_zeros(input.shape)
+    if beta == 0:  # input's values (NaNs too) are ignored; it still gets a (zero) gradient, as in PyTorch
+        return scaled + where(make_tensor(False, device=input.device), input, 0.0)
     return scaled + (input if beta == 1 else input * beta)
 
 
@@ -135,7 +135,7 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # n
     if input.dtype is not other.dtype:
         raise RuntimeError(f"expected scalar type {_legacy_name(input.dtype)} but found {_legacy_name(other.dtype)}")
     if input.dim() != other.dim():
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = normalize_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
@@ -154,8 +154,7 @@ def cross(input: Tensor, other: Tensor, dim: Optional[int] = None, *, out: Optio
             "The default value of dim will change to agree with that of linalg.cross in a future release.",
             UserWarning, stacklevel=2,
         )
-        shape = shape_broadcast(tuple(input.shape), tuple(other.shape)) if input.dim() == other.dim() else input.shape
-        dim = next((d for d, n in enumerate(shape) if n == 3), -1)
+        dim = next((d for d, n in enumerate(input.shape) if n == 3), -1)
     result = linalg_cross(input, other, dim=dim)
     if out is not None:
         return _into(out, result, "cross")

@@ -171,6 +171,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     """PyTorch's ``torch.scatter_reduce``: each element of ``src`` reduced (``sum``, ``prod``, ``mean``,
     ``amax``, ``amin``) into ``input``'s position at ``index`` along ``dim``; with
     ``include_self=False`` the written positions forget ``input``'s value."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # older names PyTorch still accepts
     if reduce not in SCATTER_REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     d = _checked(input, dim, index, src)
@@ -192,7 +193,16 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         else:  # PyTorch rounds an integer mean down
             mean = ((total - total % count) / count).to(input.dtype)
         return where(touched, mean, input)
-    # amax, amin, prod: each written position's contributors side by side in a row, reduced along it
+    if reduce == "prod":
+        return _reduce_rows(input, index, src, reduce, include_self, targets, counts).reshape(shape)
+    return ScatterExtreme.apply(input, d, index, src, reduce, include_self, targets, counts)
+
+
+def _reduce_rows(input: Tensor, index: Tensor, src: Tensor, reduce: str, include_self: bool,  # noqa: A002
+                 targets: np.ndarray, counts: np.ndarray) -> Tensor:
+    """``amax``, ``amin``, ``prod``: each written position's contributors side by side in a row
+    of a table (padded with the reduction's identity), reduced along the row; flat."""
+    size = counts.size
     rows = np.flatnonzero(counts)
     flat_input = input.reshape(-1)
     table = _segment_table(targets, rows, size, include_self)
@@ -205,7 +215,41 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     else:
         reduced = slots.amax(1) if reduce == "amax" else slots.amin(1)
     placed = flat_input.new_zeros(size).index_add(0, _positions(rows, input.device), reduced)
-    return where(touched.reshape(-1), placed, flat_input).reshape(shape)
+    touched = make_tensor(counts > 0, dtype=dtypes.bool_, device=input.device)
+    return where(touched, placed, flat_input)
+
+
+class ScatterExtreme(Function):
+    r"""``scatter_reduce`` with ``amax``/``amin``, with PyTorch's gradient: split evenly between the
+    elements equal to the result, :math:`g / N` with :math:`N` the number of ties, in which
+    PyTorch counts ``input``'s element even when ``include_self=False`` (it then gets no share)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool,
+                targets: np.ndarray, counts: np.ndarray) -> Tensor:
+        out = _reduce_rows(a, index, src, reduce, include_self, targets, counts).reshape(a.shape)
+        ctx.save_for_backward(a, index, src, out)
+        ctx.dim, ctx.include_self = dim, include_self
+        ctx.touched = make_tensor(counts > 0, dtype=dtypes.bool_, device=a.device).reshape(a.shape)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple:
+        a, index, src, out = ctx.saved_tensors
+        dim = ctx.dim
+        covered = _covered(src, index)
+        value = gather(out, dim, index)
+        self_ties = (a == out).to(grad.dtype)
+        src_ties = (covered == value).to(grad.dtype)
+        share = grad / scatter_add(self_ties, dim, index, src_ties)
+        grad_a = self_ties * share
+        if not ctx.include_self:
+            grad_a = where(ctx.touched, 0.0, grad_a)
+        grad_src = src_ties * gather(share, dim, index)
+        if grad_src.shape != src.shape:  # src reaches beyond the index: zero gradient there
+            beyond = tuple((0, size - n) for size, n in zip(src.shape, grad_src.shape))
+            grad_src = ConstantPad.apply(grad_src, beyond, 0.0) if src.dim() else grad_src.reshape(())
+        return grad_a, None, None, grad_src, None, None, None, None
 
 
 # ---- index_fill, index_copy ----
@@ -267,11 +311,10 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         dest_slice = [n for k, n in enumerate(input.shape) if k != d]
         src_slice = [n for k, n in enumerate(source.shape) if k != d]
         if dest_slice != src_slice:
-            mismatch = next(k for k, (a, b) in enumerate(zip(dest_slice, src_slice)) if a != b)
             raise RuntimeError(
                 "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
                 f"{' '.join(map(str, dest_slice))} at dimension {d} and source slice shape: "
-                f"{' '.join(map(str, src_slice))} at dimension {mismatch}."
+                f"{' '.join(map(str, src_slice))} at dimension 0."  # PyTorch's wording: always 0 here
             )
     size = input.shape[d] if input.dim() else 1
     bad = first_out_of_range(index, size)
