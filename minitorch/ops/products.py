@@ -21,7 +21,7 @@ from ..creation import tensor as make_tensor
 from ..shapes import normalize_dim
 from ..tensor import Tensor, _legacy_name, add_tensor_methods, where
 from ..tensor_data import shape_broadcast
-from ..toplevel import _into
+from ..toplevel import _into, bmm
 
 
 def _expand_error(target: Sequence[int], shape: Sequence[int]) -> str:
@@ -210,6 +210,9 @@ class TensorMethods:
 
     def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
         return self._inplace_apply(lambda old: baddbmm(old, batch1, batch2, beta=beta, alpha=alpha), batch1, batch2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        return bmm(self, mat2)
 
     def kron(self, other: Tensor) -> Tensor:
         return kron(self, other)
