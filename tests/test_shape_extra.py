@@ -197,6 +197,10 @@ def test_baddbmm_ignores_input_nans_when_beta_is_zero_and_works_in_place(torch_r
     _same(ours[0], theirs[0])
 
 
+def test_tensor_bmm(torch_ref):
+    _compare(torch_ref, lambda lib, t: t[0].bmm(t[1]), _arr(2, 3, 4), _arr(2, 4, 5))
+
+
 @pytest.mark.parametrize("shapes", [((2, 3, 5), (2, 3, 4), (2, 3, 5)), ((7, 5), (2, 3, 4), (2, 4, 5)), ((2, 3, 5), (2, 3, 4), (3, 4, 5))])
 def test_baddbmm_errors(torch_ref, shapes):
     _same_error(torch_ref, lambda lib: lib.baddbmm(*[lib.zeros(*s) for s in shapes]))
