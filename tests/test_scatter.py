@@ -207,3 +207,20 @@ def test_float32_inputs(torch_ref):
     got = minitorch.scatter_reduce(ours[0], 0, minitorch.tensor(REPEATED), ours[1], "mean")
     want = torch_ref.scatter_reduce(theirs[0], 0, torch_ref.tensor(REPEATED), theirs[1], "mean")
     _same(got, want, rtol=1e-6)
+
+
+EDGE_CASES = [
+    lambda lib: lib.scatter(lib.zeros(3), 0, lib.tensor([], dtype=lib.int64), lib.zeros(0)),
+    lambda lib: lib.scatter(lib.tensor(1.0), 0, lib.tensor(0), lib.tensor(5.0)),
+    lambda lib: lib.scatter_reduce(lib.tensor(1.0), 0, lib.tensor(0), lib.tensor(5.0), "sum"),
+    lambda lib: lib.scatter_reduce(lib.tensor(1.0), 0, lib.tensor(0), lib.tensor(5.0), "amax"),
+    lambda lib: lib.scatter_reduce(lib.zeros(3), 0, lib.tensor([], dtype=lib.int64), lib.zeros(0), "amax"),
+    lambda lib: lib.index_fill(lib.tensor(1.0), 0, lib.tensor(0), 3.0),
+    lambda lib: lib.index_copy(lib.tensor(1.0), 0, lib.tensor(0), lib.tensor(3.0)),
+    lambda lib: lib.index_copy(lib.zeros(3), 0, lib.tensor(1), lib.tensor(3.0)),
+]
+
+
+@pytest.mark.parametrize("call", EDGE_CASES)
+def test_empty_indices_and_0d_tensors(torch_ref, call):
+    _same(call(minitorch), call(torch_ref))
