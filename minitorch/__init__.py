@@ -55,5 +55,6 @@ long = int64
 int = int32  # noqa: A001
 
 from . import nn  # noqa: E402 - after the tensor API it builds on
+from .nn.functional.activation import log_softmax, softmax  # noqa: E402 - torch.softmax is F.softmax
 
 __version__ = "0.1.0"

@@ -1,6 +1,36 @@
-"""``minitorch.linalg``: the norms of PyTorch's ``torch.linalg``."""
+"""``minitorch.linalg``: the norms and products of PyTorch's ``torch.linalg``."""
+
+from typing import Any, Optional, Union
 
 from .ops.products import linalg_cross as cross
 from .ops.reductions_extra import matrix_norm, vector_norm
+from .tensor import Tensor
 
-__all__ = ["cross", "matrix_norm", "vector_norm"]
+#: the matrix norms :func:`norm` passes to :func:`matrix_norm` when no ``dim`` says otherwise
+MATRIX_ORDERS = ("fro", "nuc")
+
+
+def norm(A: Tensor, ord: Any = None, dim: Optional[Union[int, tuple[int, ...]]] = None,  # noqa: A002,N803
+         keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """A vector or matrix norm, chosen as ``torch.linalg.norm`` chooses.
+
+    No ``ord`` and no ``dim``: the 2-norm of all elements. A single ``dim``, or a 1-D input with
+    an ``ord``: a vector norm. Two dims, or a 2-D input with an ``ord``: a matrix norm.
+    """
+    if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if ord is None:
+            return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        if A.dim() == 1 and ord not in MATRIX_ORDERS:
+            return vector_norm(A, ord, None, keepdim, dtype=dtype)
+        if A.dim() != 2:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.dim()}D.")
+        dim = (-2, -1)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    return matrix_norm(A, "fro" if ord is None else ord, tuple(dim), keepdim, dtype=dtype)
+
+
+__all__ = ["cross", "matrix_norm", "norm", "vector_norm"]
