@@ -38,6 +38,7 @@ from .ops.shape_ops import (
 )
 from .ops.shape_ops import where_or_nonzero as where
 from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
+from .ops.sampling import bernoulli, logspace, multinomial, normal
 from .ops.reductions_extra import (
     argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
 )
