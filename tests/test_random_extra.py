@@ -384,6 +384,10 @@ DRAWS = {
     "random_": lambda g: minitorch.zeros(20, dtype=minitorch.int64).random_(0, 1000, generator=g),
     "uniform_": lambda g: minitorch.zeros(20).uniform_(generator=g),
     "normal_": lambda g: minitorch.zeros(20).normal_(generator=g),
+    "rand": lambda g: minitorch.rand(20, generator=g),
+    "randn": lambda g: minitorch.randn(2, 10, generator=g),
+    "randint": lambda g: minitorch.randint(0, 1000, (20,), generator=g),
+    "randperm": lambda g: minitorch.randperm(20, generator=g),
 }
 
 
@@ -415,6 +419,8 @@ def test_generator_must_be_a_generator():
         minitorch.zeros(3).uniform_(generator=3)
     with pytest.raises(TypeError, match="Generator"):
         minitorch.multinomial(minitorch.ones(3), 1, generator="seed")
+    with pytest.raises(TypeError, match="Generator"):
+        minitorch.rand(3, generator=0)
 
 
 # ---- logspace ----

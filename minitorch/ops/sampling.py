@@ -30,10 +30,10 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Context, Function
-from ..creation import _finish, _new_shape
-from ..device import DeviceLike, as_device
+from ..creation import _finish, _generator, _new_shape
+from ..device import DeviceLike
 from ..dispatch import resolve_device
-from ..generator import Generator, default_generator_of
+from ..generator import Generator
 from ..tensor import Tensor, _legacy_name, add_tensor_methods
 from ..tensor_data import shape_broadcast
 
@@ -53,11 +53,7 @@ def _cpp(value: float) -> str:
 
 def _source(generator: Optional[Generator], device: Any) -> np.random.Generator:
     """The NumPy stream to draw from: ``generator``'s, else the default one of ``device``'s kind."""
-    if generator is None:
-        return default_generator_of(as_device(device).type).numpy_generator()
-    if not isinstance(generator, Generator):
-        raise TypeError(f"generator must be a minitorch.Generator, not {type(generator).__name__}")
-    return generator.numpy_generator()
+    return _generator(device, generator)
 
 
 def _host(t: Tensor) -> np.ndarray:
