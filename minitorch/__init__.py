@@ -42,6 +42,7 @@ from .ops.einsum import einsum
 from .ops.products import baddbmm, cdist, cosine_similarity, cross, kron, meshgrid, tensordot
 from .ops.scatter import index_copy, index_fill, scatter, scatter_reduce
 from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
+from .ops.sampling import bernoulli, logspace, multinomial, normal
 from .ops.reductions_extra import (
     argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
 )

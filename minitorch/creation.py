@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes
 from .device import DeviceLike, as_device
 from .dispatch import empty as empty_on_device, resolve_device
-from .generator import default_generator_of
+from .generator import Generator, default_generator_of
 from .shapes import normalize_dim, shape_from_args
 from .tensor import Tensor, _move_to_device
 from .tensor_data import check_new_shape
@@ -155,9 +155,14 @@ def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLi
     return full(t.shape, fill_value, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def _generator(device: DeviceLike) -> np.random.Generator:
-    """The generator of ``device``'s kind: cuda tensors draw from the cuda device's own
-    (on the host, then copied to the device), so their draws leave the cpu sequence alone."""
+def _generator(device: DeviceLike, generator: Any = None) -> np.random.Generator:
+    """``generator``'s stream, else the generator of ``device``'s kind: cuda tensors draw from the
+    cuda device's own (on the host, then copied to the device), so their draws leave the cpu
+    sequence alone."""
+    if generator is not None:
+        if not isinstance(generator, Generator):
+            raise TypeError(f"generator must be a minitorch.Generator, not {type(generator).__name__}")
+        return generator.numpy_generator()
     return default_generator_of(as_device(device).type).numpy_generator()
 
 
@@ -168,16 +173,18 @@ def _random_float_dtype(dtype: Any) -> dtypes.dtype:
     return target
 
 
-def rand(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def rand(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
     """Uniform samples in :math:`[0, 1)`."""
     target = _random_float_dtype(dtype)
-    return _finish(_generator(device).random(_new_shape(size)), target, device, requires_grad)
+    return _finish(_generator(device, generator).random(_new_shape(size)), target, device, requires_grad)
 
 
-def randn(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def randn(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+          requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     target = _random_float_dtype(dtype)
-    return _finish(_generator(device).standard_normal(_new_shape(size)), target, device, requires_grad)
+    return _finish(_generator(device, generator).standard_normal(_new_shape(size)), target, device, requires_grad)
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
@@ -190,7 +197,8 @@ def randn_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requi
     return randn(t.shape, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def randint(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def randint(*args: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+            requires_grad: bool = False) -> Tensor:
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in ``[low, high)``, int64."""
     if len(args) == 2:
         low, (high, size) = 0, args
@@ -200,7 +208,7 @@ def randint(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_g
         raise TypeError("randint() expects (high, size) or (low, high, size)")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    values = _generator(device).integers(low, high, size=_new_shape((size,)))
+    values = _generator(device, generator).integers(low, high, size=_new_shape((size,)))
     return _finish(values, dtype or dtypes.int64, device, requires_grad)
 
 
@@ -210,7 +218,7 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Device
     ``generator`` or the device's default generator."""
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    source = generator.numpy_generator() if generator is not None else _generator(device)
+    source = _generator(device, generator)
     return _finish(source.permutation(n), dtype or dtypes.int64, device, requires_grad)
 
 

@@ -1237,27 +1237,6 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         fill = value.to(self.dtype) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
         return self._inplace_apply(lambda old: where(mask, fill, old), value)
 
-    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None, **kwargs: Any) -> "Tensor":
-        r"""Fill with samples of the uniform distribution on :math:`[\text{from}, \text{to})`."""
-        from .creation import rand
-
-        from_ = kwargs.pop("from", from_)  # PyTorch's keyword is ``from``, a Python keyword
-        if kwargs:
-            raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
-        if generator is not None:
-            raise NotImplementedError("uniform_(generator=...) is not supported in minitorch")
-        draws = rand(self.shape, dtype=dtypes.float64, device=self.device) * (to - from_) + from_
-        return self.copy_(draws)
-
-    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> "Tensor":
-        r"""Fill with samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`."""
-        from .creation import randn
-
-        if generator is not None:
-            raise NotImplementedError("normal_(generator=...) is not supported in minitorch")
-        draws = randn(self.shape, dtype=dtypes.float64, device=self.device) * std + mean
-        return self.copy_(draws)
-
     # ---- everyday API of PyTorch code (issue 17) ----
 
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Union[str, "Tensor"]:

@@ -269,10 +269,12 @@ def test_unsupported_objects_are_refused_with_their_path(obj: Any, path: str, ty
 
 
 @pytest.mark.task("8.1")
-def test_a_module_is_refused_with_a_state_dict_hint() -> None:
+def test_an_optimizer_is_refused_with_a_state_dict_hint() -> None:
+    """(A whole module saves: tests/test_serialization_whole_module.py.)"""
     nn = pytest.importorskip("minitorch.nn")
-    with pytest.raises(SerializationError, match=r"obj\['model'\].*state_dict\(\)"):
-        minitorch.save({"model": nn.Linear(2, 2)}, io.BytesIO())
+    optimizer = minitorch.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1)
+    with pytest.raises(SerializationError, match=r"obj\['optimizer'\].*state_dict\(\)"):
+        minitorch.save({"optimizer": optimizer}, io.BytesIO())
 
 
 @pytest.mark.task("8.1")

@@ -2,8 +2,17 @@
 
 ``save(obj, f)`` writes a tensor, a ``state_dict`` or a whole checkpoint (dicts, lists,
 tuples, str, int, float, bool, None, tensors, dtypes, devices and Sizes, nested) to a path
-or a binary file; ``load(f, map_location=None, weights_only=True)`` reads it back with key
-order, int keys, dtypes, shapes and values exactly as saved.
+or a binary file; ``load(f, map_location=None, weights_only=True)`` reads it back with
+key order, int keys, dtypes, shapes and values exactly as saved.
+
+``save(model, f)`` also writes a whole ``nn.Module``, as its class's import path and its
+attributes' data (:mod:`minitorch.serialization.objects`); a function, lambda or open file
+among them is refused, naming the attribute. ``load(f, weights_only=False)`` rebuilds it for
+minitorch's own classes and for classes allowlisted with ``add_safe_globals([Net])`` or
+``with safe_globals([Net]):`` (PyTorch's names, with ``get_safe_globals`` and
+``clear_safe_globals``); ``weights_only=True``, the default as in PyTorch 2.6+, rebuilds
+allowlisted classes only and refuses any other whole object with a message naming its class
+and how to allow it.
 
 The file is a zip archive of plain data (see :mod:`minitorch.serialization.format`):
 ``minitorch/header.json`` describes the object tree and a table of tensors, and
@@ -12,8 +21,21 @@ The file is a zip archive of plain data (see :mod:`minitorch.serialization.forma
 Threat model. A checkpoint may come from a stranger and be built to do harm. Loading one
 (``load`` or ``load_safetensors``) guarantees:
 
-- No code from the file runs: there is no pickle anywhere (``weights_only`` is accepted
-  for PyTorch compatibility only), and nothing is written anywhere.
+- No code from the file runs: there is no pickle and no ``eval`` anywhere, and nothing is
+  written anywhere.
+- A whole-module record names its class by a string that is looked up, by equality, among
+  the allowlisted classes and (with ``weights_only=False``) minitorch's own module classes,
+  and nowhere else: no module is imported and no attribute of one is looked up, so a file
+  naming ``os.system``, ``builtins.eval``, ``subprocess.Popen`` or a class of a module not
+  yet imported is refused and that module stays unimported. A class found must be an
+  ``nn.Module``; the loader calls only its ``__new__`` (never ``__init__``, ``__setattr__``
+  or anything else of it) and fills the new object's ``__dict__`` with decoded plain data,
+  after checking the state is a module's (parameter, buffer and submodule registries of the
+  right kinds; hook tables empty, since hooks are code and never saved; attribute names
+  plain identifiers, no dunders). At most ``MAX_OBJECTS`` (100,000) modules per file; a
+  module reached twice is a reference to one already complete, so a file can't build a
+  cycle. Allowlisting a class trusts its ``__new__`` and its methods: allowlist only your
+  own classes.
 - Every failure is a :class:`SerializationError` saying what is wrong (never a
   ``MemoryError``, a ``RecursionError`` or a crash), raised before the memory it guards is
   allocated: the zip structure first (each entry stored, unencrypted, safely named, inside
@@ -60,6 +82,8 @@ from __future__ import annotations
 
 from .archive import load, save
 from .errors import SerializationError
+from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from .safetensors import load_safetensors, save_safetensors
 
-__all__ = ["SerializationError", "load", "load_safetensors", "save", "save_safetensors"]
+__all__ = ["SerializationError", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "load",
+           "load_safetensors", "safe_globals", "save", "save_safetensors"]

@@ -17,7 +17,7 @@ import json
 import os
 import struct
 import zipfile
-from typing import IO, Any, Iterator, Union
+from typing import IO, Any, Iterator, Optional, Union
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from .format import (
 from .json_limits import JsonLimits, exceeded
 from .location import MapLocation, Placement
 from .records import TensorSpec, checked_record, parse_row, read_record, table_row, tensor_bytes
+from .objects import ObjectDecoder
 from .tree import TreeDecoder, TreeEncoder
 from .zip_layout import directory_start, entry_span
 
@@ -71,7 +72,7 @@ def _write_archive(stream: IO[bytes], header: bytes, tensors: list[Tensor], reco
 
 
 def save(obj: Any, f: FileLike) -> None:
-    """Save ``obj`` (tensors in dicts, lists and tuples of plain values) to a path or binary file.
+    """Save ``obj`` (tensors in dicts, lists and tuples of plain values, or whole modules) to a path or binary file.
 
     A path is replaced atomically: a crash or an exception mid-save leaves the previous
     file as it was. Objects of other types are refused with a :class:`SerializationError`
@@ -311,15 +312,19 @@ def _open_for_reading(f: FileLike) -> Iterator[IO[bytes]]:
         yield f
 
 
-def load(f: FileLike, map_location: MapLocation = None, weights_only: bool = True) -> Any:
+def load(f: FileLike, map_location: MapLocation = None, weights_only: Optional[bool] = True) -> Any:
     """Load an object saved by :func:`save` from a path or binary file.
 
     ``map_location`` decides where tensors land (see :mod:`minitorch.serialization.location`).
-    ``weights_only`` is accepted for PyTorch compatibility: minitorch files hold only plain
-    data, so loading never runs code whatever its value. A damaged, hostile or foreign file
-    raises :class:`SerializationError` saying what is wrong.
+    A file holding a whole module (``save(model, f)``) is rebuilt only for classes on the
+    allowlist (:func:`~minitorch.serialization.add_safe_globals`), and with
+    ``weights_only=False`` for minitorch's own classes too; ``None`` means ``True``, as in
+    PyTorch. Whatever its value, loading never runs code from the file or imports anything
+    it names. A damaged, hostile or foreign file raises :class:`SerializationError` saying
+    what is wrong.
     """
     placement = Placement(map_location)
+    objects = ObjectDecoder(weights_only=weights_only is None or bool(weights_only))
     with _open_for_reading(f) as stream:
         with _reading("the archive"):
             size = _stream_size(stream)
@@ -328,4 +333,4 @@ def load(f: FileLike, map_location: MapLocation = None, weights_only: bool = Tru
             with _reading(HEADER_NAME):
                 header = _read_header(archive)
             table = _TensorTable(archive, size, header["tensors"], placement, _parameter_class())
-            return TreeDecoder(table.tensor_at).decode(header["root"])
+            return TreeDecoder(table.tensor_at, objects).decode(header["root"])

@@ -9,7 +9,9 @@ keeps its key order and keys that are not strings, and a tuple stays a tuple:
 - ``dict``, ``OrderedDict``: ``{"type": "dict" | "odict", "items": [[key, value], ...]}``;
 - ``Tensor``: ``{"type": "tensor", "index": i}``, row ``i`` of the header's tensor table;
 - ``dtype``, ``device``: ``{"type": "dtype" | "device", "name": "float32" | "cuda:0"}``;
-- ``Size``: ``{"type": "size", "items": [2, 3]}``.
+- ``Size``: ``{"type": "size", "items": [2, 3]}``;
+- a whole ``nn.Module``: ``{"type": "object", ...}``, and a ``set`` inside one (see
+  :mod:`minitorch.serialization.objects`, which also says what loading rebuilds).
 
 Anything else is refused when saving, with the path of the offending value inside the
 object, e.g. ``obj['optimizer']['state'][0]``.
@@ -28,6 +30,7 @@ from ..size import Size
 from ..tensor import Tensor
 from .errors import SerializationError
 from .format import DTYPES_BY_NAME, MAX_NESTING, ROOT_PATH
+from .objects import OBJECT_TAG, REF_TAG, SET_TAG, ObjectDecoder, ObjectEncoder
 
 TYPE_KEY = "type"
 ITEMS_KEY = "items"
@@ -63,6 +66,7 @@ class TreeEncoder:
         self.tensors: list[Tensor] = []
         self._seen: dict[tuple, int] = {}
         self._open: set[int] = set()
+        self._objects = ObjectEncoder()
 
     def tensor_index(self, t: Tensor) -> int:
         """Row of ``t`` in the tensor table (added when new)."""
@@ -76,6 +80,10 @@ class TreeEncoder:
 
     def encode(self, value: Any, path: str = ROOT_PATH, depth: int = 0) -> Any:
         """JSON-ready form of ``value``; ``path`` names it in error messages."""
+        if type(value) not in NATIVE_TYPES and not isinstance(value, Tensor):  # a whole module, a set
+            special = self._objects.encode(self, value, path, depth)
+            if special is not None:
+                return special
         # BEGIN SOLUTION 8.1
         if depth > MAX_NESTING:
             raise SerializationError(f"can't save {path}: containers are nested deeper than {MAX_NESTING} levels")
@@ -149,8 +157,9 @@ def _list_field(node: dict, key: str, path: str) -> list:
 class TreeDecoder:
     """Rebuilds the Python object from its JSON form; ``tensor_at(index, path)`` supplies tensors."""
 
-    def __init__(self, tensor_at: Callable[[int, str], Tensor]) -> None:
+    def __init__(self, tensor_at: Callable[[int, str], Tensor], objects: ObjectDecoder | None = None) -> None:
         self._tensor_at = tensor_at
+        self._objects = objects
 
     def decode(self, node: Any, path: str = ROOT_PATH, depth: int = 0) -> Any:
         if depth > MAX_NESTING:
@@ -179,6 +188,8 @@ class TreeDecoder:
             if not all(type(s) is int and s >= 0 for s in items):
                 raise _fail(path, "a Size holds non-negative integers")
             return Size(items)
+        if tag in (OBJECT_TAG, REF_TAG, SET_TAG) and self._objects is not None:
+            return self._objects.decode(self, node, tag, path, depth)
         raise _fail(path, f"unknown type tag {tag!r:.80}")
 
     def _decode_dict(self, node: dict, tag: str, path: str, depth: int) -> dict:

@@ -1,0 +1,453 @@
+r"""Random sampling with PyTorch's signatures: ``bernoulli``, ``multinomial``, ``normal`` and the
+in-place fills ``uniform_``, ``normal_``, ``exponential_``, ``random_``, ``bernoulli_``.
+
+Every draw comes from one :class:`~minitorch.generator.Generator`: the ``generator=`` given, or
+the default generator of the tensor's device kind (seeded by ``minitorch.manual_seed``). Draws
+are made on the host in float64 by NumPy's PCG64 and converted to the result's dtype, so a seed
+gives the same values on every backend. The streams are minitorch's own, not PyTorch's bits.
+
+Sampling is not differentiable: a result drawn from tensors that require grad requires grad
+too (as in PyTorch), and the gradient it sends back to them is zero.
+
+How the samplers work:
+
+* Bernoulli: :math:`x_i = [u_i < p_i]` with :math:`u_i \sim U[0, 1)`.
+* Multinomial with replacement: inverse-CDF, :math:`x = \min\{i : u \cdot \sum_j p_j < \sum_{j \le i} p_j\}`.
+* Multinomial without replacement: draw :math:`e_i \sim \mathrm{Exp}(1)` and keep the ``k``
+  largest :math:`p_i / e_i`. The largest is category :math:`i` with probability
+  :math:`p_i / \sum_j p_j`, and by memorylessness the rest follow as draws from what is left,
+  which is sampling one at a time without putting back.
+* Normal: :math:`\mu + \sigma z` with :math:`z \sim \mathcal{N}(0, 1)`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.function import Context, Function
+from ..creation import _finish, _generator, _new_shape
+from ..device import DeviceLike
+from ..dispatch import resolve_device
+from ..generator import Generator
+from ..tensor import Tensor, _legacy_name, add_tensor_methods
+from ..tensor_data import shape_broadcast
+
+Number = Union[int, float]
+
+#: the C++ names PyTorch's range errors give each dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long", "int32": "int",
+              "uint8": "unsigned char", "bool": "bool"}
+#: integers a float dtype holds exactly: :math:`[-2^d, 2^d]` with ``d`` its significand digits
+_FLOAT_DIGITS = {"float16": 11, "float32": 24, "float64": 53}
+
+
+def _cpp(value: float) -> str:
+    """A number as PyTorch's messages print it (C++ stream formatting: ``-1``, ``0.5``, ``nan``)."""
+    return f"{value:g}"
+
+
+def _source(generator: Optional[Generator], device: Any) -> np.random.Generator:
+    """The NumPy stream to draw from: ``generator``'s, else the default one of ``device``'s kind."""
+    return _generator(device, generator)
+
+
+def _host(t: Tensor) -> np.ndarray:
+    return np.asarray(t.detach().cpu().numpy(), dtype=np.float64)
+
+
+def _not_implemented(kernel: str, dtype: dtypes.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_legacy_name(dtype)}\'')
+
+
+class Sampled(Function):
+    """Draws that depend on tensor parameters (a mean, a probability): the result requires grad
+    when a parameter does, and each parameter's gradient is zero, as PyTorch defines it."""
+
+    @staticmethod
+    def forward(ctx: Context, *params: Tensor, values: Tensor, name: str) -> Tensor:
+        ctx.grad_fn_name = name
+        ctx.shapes = [(p.shape, p.dtype, p.device) for p in params]
+        return values
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        from ..creation import zeros
+
+        return tuple(zeros(shape, dtype=dtype, device=device) if needed else None
+                     for (shape, dtype, device), needed in zip(ctx.shapes, ctx.needs_input_grad))
+
+
+def _with_params(values: Tensor, name: str, *params: Any) -> Tensor:
+    """``values``, recorded as drawn from the tensor ``params`` (so it requires grad if they do)."""
+    tensors = [p for p in params if isinstance(p, Tensor)]
+    if not any(p.requires_grad for p in tensors):
+        return values
+    return Sampled.apply(*tensors, values=values, name=name)
+
+
+def _into(result: Tensor, out: Optional[Tensor]) -> Tensor:
+    """``result``, or written into ``out`` (which must have its shape) and ``out`` returned."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out must be a Tensor, not {type(out).__name__}")
+    if out.shape != result.shape:
+        raise RuntimeError(f"out has shape {list(out.shape)} but the result has shape {list(result.shape)}")
+    return out.copy_(result)
+
+
+# ---- bernoulli ----
+
+def _check_probabilities(p: np.ndarray) -> None:
+    if not np.all((p >= 0) & (p <= 1)):  # NaN fails both comparisons
+        bad = p[~((p >= 0) & (p <= 1))].flat[0]
+        raise RuntimeError(f"Expected p_in >= 0 && p_in <= 1 to be true, but got false. (p holds {_cpp(float(bad))})")
+
+
+def _check_p_number(p: float) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cpp(p)}")
+
+
+def _bernoulli_draws(shape: tuple[int, ...], p: Union[float, np.ndarray], source: np.random.Generator) -> np.ndarray:
+    return source.random(shape) < p
+
+
+def bernoulli(input: Tensor, p: Optional[float] = None, *, generator: Optional[Generator] = None,  # noqa: A002
+              out: Optional[Tensor] = None) -> Tensor:
+    r"""0/1 draws of ``input``'s shape and dtype: :math:`x_i \sim \mathrm{Bernoulli}(p_i)` with
+    :math:`p_i` = ``input``'s values, or ``p`` for every element when it is given."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    source = _source(generator, input.device)
+    if p is None:
+        if not input.dtype.is_floating_point:
+            raise _not_implemented("bernoulli_tensor_cpu_p_", input.dtype)
+        probabilities = _host(input)
+        _check_probabilities(probabilities)
+        draws = _bernoulli_draws(input.shape, probabilities, source)
+        result = _with_params(_finish(draws, input.dtype, input.device, False), "BernoulliBackward0", input)
+    else:
+        _check_p_number(float(p))
+        result = _finish(_bernoulli_draws(input.shape, float(p), source), input.dtype, input.device, False)
+    return _into(result, out)
+
+
+def _bernoulli_method(self: Tensor, p: Optional[float] = None, *, generator: Optional[Generator] = None) -> Tensor:
+    return bernoulli(self, p, generator=generator)
+
+
+def bernoulli_(self: Tensor, p: Union[float, Tensor] = 0.5, *, generator: Optional[Generator] = None) -> Tensor:
+    """Fill with 0/1 draws, each 1 with probability ``p`` (a number, or a float tensor broadcast to this shape)."""
+    source = _source(generator, self.device)
+    if isinstance(p, Tensor):
+        if not p.dtype.is_floating_point:
+            raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+        probabilities = _host(p.expand(self.shape))
+        _check_probabilities(probabilities)
+    else:
+        probabilities = float(p)
+        _check_p_number(probabilities)
+    return self.copy_(_finish(_bernoulli_draws(self.shape, probabilities, source), self.dtype, self.device, False))
+
+
+# ---- multinomial ----
+
+def _check_multinomial(input: Tensor, num_samples: Any, replacement: bool) -> None:  # noqa: A002
+    if not isinstance(num_samples, (int, np.integer)) or isinstance(num_samples, bool):
+        raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not {type(num_samples).__name__}")
+    if input.dim() not in (1, 2):
+        raise RuntimeError(f"prob_dist must be 1 or 2 dim (got a {input.dim()}-D tensor)")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_legacy_name(input.dtype)}")
+    if num_samples <= 0:
+        raise RuntimeError(f"cannot sample n_sample <= 0 samples (num_samples={num_samples})")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError(
+            f"cannot sample n_sample > prob_dist.size(-1) samples without replacement "
+            f"(num_samples={num_samples}, {input.shape[-1]} categories)"
+        )
+
+
+def _check_distribution(weights: np.ndarray, replacement: bool) -> None:
+    """PyTorch words a bad weight differently with and without replacement (NaN counts as < 0 with)."""
+    if replacement:
+        if not np.all(weights >= 0):
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if not np.all(np.isfinite(weights)):
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    elif not np.all(np.isfinite(weights) & (weights >= 0)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if weights.shape[-1] == 0 or np.any(weights.sum(axis=-1) <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def _with_replacement(weights: np.ndarray, k: int, source: np.random.Generator) -> np.ndarray:
+    """Inverse-CDF draws of ``k`` categories per row."""
+    cdf = np.cumsum(weights, axis=-1)
+    # the last category with weight: a draw rounding up to the total must not land past it
+    last = weights.shape[-1] - 1 - np.argmax(weights[:, ::-1] > 0, axis=-1)
+    draws = source.random((weights.shape[0], k)) * cdf[:, -1:]
+    picked = np.stack([np.searchsorted(row_cdf, row, side="right") for row_cdf, row in zip(cdf, draws)])
+    return np.minimum(picked.reshape(weights.shape[0], k), last[:, None])
+
+
+def _without_replacement(weights: np.ndarray, k: int, source: np.random.Generator) -> np.ndarray:
+    """The ``k`` largest :math:`p_i / e_i`, :math:`e_i \\sim \\mathrm{Exp}(1)`, per row, largest first."""
+    keys = weights / source.standard_exponential(weights.shape)
+    return np.argsort(-keys, axis=-1, kind="stable")[:, :k]
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  # noqa: A002
+                generator: Optional[Generator] = None, out: Optional[Tensor] = None) -> Tensor:
+    """``num_samples`` category indices (int64) per row of the weights ``input`` (1-D or 2-D,
+    non-negative, any positive sum), with or without replacement."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    _check_multinomial(input, num_samples, replacement)
+    weights = _host(input).reshape(-1, input.shape[-1])
+    if weights.shape[0]:
+        _check_distribution(weights, replacement)
+    source = _source(generator, input.device)
+    sampler = _with_replacement if replacement else _without_replacement
+    picked = sampler(weights, int(num_samples), source) if weights.shape[0] else np.zeros((0, num_samples), np.int64)
+    shape = (*input.shape[:-1], int(num_samples))
+    return _into(_finish(picked.reshape(shape).astype(np.int64), dtypes.int64, input.device, False), out)
+
+
+def _multinomial_method(self: Tensor, num_samples: int, replacement: bool = False, *,
+                        generator: Optional[Generator] = None) -> Tensor:
+    return multinomial(self, num_samples, replacement, generator=generator)
+
+
+# ---- normal ----
+
+_NORMAL_OVERLOADS = (
+    " * (Tensor mean, Tensor std, *, Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, Generator generator = None, Tensor out = None, "
+    "dtype dtype = None, device device = None, bool requires_grad = False)"
+)
+
+
+def _overload_error(mean: Any, std: Any, size: Any) -> TypeError:
+    got = ", ".join(type(v).__name__ for v in (mean, std) + (() if size is None else (size,)))
+    return TypeError(f"normal() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f"{_NORMAL_OVERLOADS}")
+
+
+def _check_std_number(std: float) -> None:
+    if not std >= 0:  # NaN too
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_cpp(std)}")
+
+
+def _check_std_values(std: np.ndarray) -> None:
+    if not np.all(std >= 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def normal(mean: Union[Tensor, Number] = 0.0, std: Union[Tensor, Number] = 1.0, size: Any = None, *,
+           generator: Optional[Generator] = None, out: Optional[Tensor] = None, dtype: Any = None,
+           device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    r"""Samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`, PyTorch's four overloads:
+
+    * ``normal(mean: Tensor, std: Tensor)``: elementwise, shapes broadcast, ``mean``'s dtype;
+    * ``normal(mean: Tensor, std: float = 1.0)``: ``mean``'s shape and dtype;
+    * ``normal(mean: float, std: Tensor)``: ``std``'s shape and dtype;
+    * ``normal(mean: float, std: float, size)``: a new tensor of ``size`` (``dtype``, ``device``,
+      ``requires_grad`` as any factory).
+    """
+    mean_is_tensor, std_is_tensor = isinstance(mean, Tensor), isinstance(std, Tensor)
+    numbers_ok = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                     for v, is_tensor in ((mean, mean_is_tensor), (std, std_is_tensor)) if not is_tensor)
+    if not numbers_ok or (generator is not None and not isinstance(generator, Generator)):
+        raise _overload_error(mean, std, size)
+    if not (mean_is_tensor or std_is_tensor):
+        if size is None:
+            raise _overload_error(mean, std, size)
+        _check_std_number(float(std))
+        target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+        if not target.is_floating_point:
+            raise _not_implemented("normal_kernel_cpu", target)
+        on = resolve_device(device)
+        z = _source(generator, on).standard_normal(_new_shape((size,)))
+        result = _finish(float(mean) + float(std) * z, target, on, requires_grad)
+        return _into(result, out)
+    if size is not None or dtype is not None or device is not None or requires_grad:
+        raise _overload_error(mean, std, size)
+    if mean_is_tensor and std_is_tensor:
+        target, shape, on = mean.dtype, shape_broadcast(mean.shape, std.shape), mean.device
+        mean_values, std_values = _host(mean), _host(std)
+        _check_std_values(std_values)
+        name = "NormalBackward3"
+    elif mean_is_tensor:
+        target, shape, on = mean.dtype, mean.shape, mean.device
+        _check_std_number(float(std))
+        mean_values, std_values = _host(mean), float(std)
+        name = "NormalBackward1"
+    else:
+        target, shape, on = std.dtype, std.shape, std.device
+        std_values, mean_values = _host(std), float(mean)
+        if target.is_floating_point:
+            _check_std_values(std_values)
+        name = "NormalBackward2"
+    if not target.is_floating_point:
+        raise _not_implemented("normal_kernel_cpu", target)
+    z = _source(generator, on).standard_normal(shape)
+    values = _finish(mean_values + std_values * z, target, on, False)
+    return _into(_with_params(values, name, mean, std), out)
+
+
+# ---- in-place fills ----
+
+def _float_only(t: Tensor, kernel: str) -> None:
+    if not t.dtype.is_floating_point:
+        raise _not_implemented(kernel, t.dtype)
+
+
+def _fill(self: Tensor, draws: np.ndarray) -> Tensor:
+    """Write host ``draws`` into ``self`` (PyTorch's in-place rules: version bump, leaf check)."""
+    return self.copy_(_finish(np.asarray(draws).reshape(self.shape), self.dtype, self.device, False))
+
+
+def _check_uniform_bounds(t: Tensor, low: float, high: float) -> None:
+    name = _CPP_NAMES[t.dtype.name]
+    largest = float(np.finfo(t.dtype.numpy).max)
+    if not -largest <= low <= largest:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not -largest <= high <= largest:
+        raise RuntimeError(f"to is out of bounds for {name}")
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_cpp(low)} > to={_cpp(high)}")
+    if not math.isfinite(high - low):
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{_legacy_name(t.dtype)}>::max(), but found "
+            f"to={_cpp(high)} and from={_cpp(low)} which result in to-from to exceed the limit"
+        )
+
+
+def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Optional[Generator] = None,
+             **kwargs: Any) -> Tensor:
+    r"""Fill with samples of the uniform distribution on :math:`[\text{from}, \text{to})`."""
+    from_ = kwargs.pop("from", from_)  # PyTorch's keyword is ``from``, a Python keyword
+    if kwargs:
+        raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
+    _float_only(self, "check_uniform_bounds")
+    low, high = float(from_), float(to)
+    _check_uniform_bounds(self, low, high)
+    return _fill(self, low + (high - low) * _source(generator, self.device).random(self.shape))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
+    r"""Fill with samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`."""
+    _float_only(self, "normal_kernel_cpu")
+    _check_std_number(float(std))
+    return _fill(self, float(mean) + float(std) * _source(generator, self.device).standard_normal(self.shape))
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
+    r"""Fill with samples of the exponential distribution of rate :math:`\lambda`: density :math:`\lambda e^{-\lambda x}`."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_legacy_name(self.dtype)}")
+    if not lambd > 0:  # NaN too
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_cpp(float(lambd))}")
+    return _fill(self, _source(generator, self.device).standard_exponential(self.shape) / float(lambd))
+
+
+def _dtype_range(d: dtypes.dtype) -> tuple[int, int]:
+    """The integers ``random_`` draws for ``d`` when not told: all of an integer dtype's,
+    :math:`[0, 2^{digits}]` for a float dtype."""
+    if d.is_floating_point:
+        return 0, 2 ** _FLOAT_DIGITS[d.name]
+    if d is dtypes.bool_:
+        return 0, 1
+    info = np.iinfo(d.numpy)
+    return 0, int(info.max)
+
+
+def _random_bounds(self: Tensor, args: tuple, kwargs: dict) -> tuple[int, int]:
+    """``[low, high]`` (inclusive) from ``random_()``, ``random_(to)``, ``random_(from, to)``."""
+    unknown = set(kwargs) - {"from", "to"}
+    if unknown or len(args) > 2 or (args and "from" in kwargs) or (len(args) == 2 and "to" in kwargs):
+        raise TypeError(f"random_() takes (), (to) or (from, to), got {len(args)} positional and keywords {sorted(kwargs)}")
+    if len(args) == 1 and "to" not in kwargs:
+        low, high = 0, args[0]
+    else:
+        low = args[0] if args else kwargs.get("from", 0)
+        high = args[1] if len(args) == 2 else kwargs.get("to")
+    for name, value in (("from", low), ("to", high)):
+        if value is not None and (not isinstance(value, (int, np.integer)) or isinstance(value, bool)):
+            raise TypeError(f"random_(): argument '{name}' must be int, not {type(value).__name__}")
+    if high is None:
+        return int(low), _dtype_range(self.dtype)[1]
+    low, high = int(low), int(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return low, high - 1
+
+
+def _check_random_range(self: Tensor, low: int, high: int) -> None:
+    d = self.dtype
+    if d.is_floating_point:
+        digits = _FLOAT_DIGITS[d.name]
+        if not -(2**digits) <= high <= 2**digits or not -(2**digits) <= low <= 2**digits:
+            warnings.warn(f"random_: the range [{low}, {high}] goes past +-2^{digits}, where {_CPP_NAMES[d.name]} "
+                          "no longer holds every integer: some values cannot be drawn", UserWarning, stacklevel=3)
+        return
+    smallest, largest = (0, 1) if d is dtypes.bool_ else (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max))
+    if not smallest <= low <= largest:
+        raise RuntimeError(f"from is out of bounds for {_CPP_NAMES[d.name]}")
+    if not smallest <= high <= largest:
+        raise RuntimeError(f"to - 1 is out of bounds for {_CPP_NAMES[d.name]}")
+
+
+def random_(self: Tensor, *args: Any, generator: Optional[Generator] = None, **kwargs: Any) -> Tensor:
+    """Fill with integers drawn uniformly: ``random_(from, to)`` from ``[from, to)``, ``random_(to)``
+    from ``[0, to)``, ``random_()`` from ``[0, 2^{digits}]`` for floats and every non-negative value
+    of an integer dtype; ``to=None`` goes up to that largest value."""
+    low, high = _random_bounds(self, args, kwargs)
+    _check_random_range(self, low, high)
+    draws = _source(generator, self.device).integers(low, high, size=self.shape, endpoint=True, dtype=np.int64)
+    return _fill(self, draws)
+
+
+def _logspace_exponents(start: float, end: float, steps: int) -> np.ndarray:
+    """``start + step * i``, from ``end`` backwards for the upper half (both ends exact)."""
+    if steps == 1:
+        return np.array([start], dtype=np.float64)
+    step = (end - start) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    return np.where(i < half, start + step * i, end - step * (steps - 1 - i))
+
+
+def logspace(start: Union[Number, Tensor], end: Union[Number, Tensor], steps: int, base: float = 10.0, *,
+             out: Optional[Tensor] = None, dtype: Any = None, device: DeviceLike = None,
+             requires_grad: bool = False) -> Tensor:
+    r"""``steps`` points :math:`\text{base}^{e_i}`, the exponents :math:`e_i` evenly spaced from
+    ``start`` to ``end`` (the default float dtype unless ``dtype`` says otherwise)."""
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError(f"number of steps must be non-negative (got steps={steps})")
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if target is dtypes.bool_:
+        raise _not_implemented("logspace_cpu", target)
+    low, high = (float(v.item()) if isinstance(v, Tensor) else float(v) for v in (start, end))
+    values = np.power(float(base), _logspace_exponents(low, high, int(steps))) if steps else np.zeros(0)
+    if not target.is_floating_point:
+        values = np.trunc(values)
+    return _into(_finish(values, target, device, requires_grad), out)
+
+
+add_tensor_methods({
+    "bernoulli": _bernoulli_method, "bernoulli_": bernoulli_, "multinomial": _multinomial_method,
+    "uniform_": uniform_, "normal_": normal_, "exponential_": exponential_, "random_": random_,
+})
