@@ -697,7 +697,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def __neg__(self) -> "Tensor":
         if self.dtype is dtypes.bool_:
-            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use `~` instead.")
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return elementwise.Neg.apply(self)
 
     def __pos__(self) -> "Tensor":
@@ -755,7 +758,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if not all(isinstance(b, Tensor) for b in bounds):  # PyTorch has no overload mixing the two
             given = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
             raise elementwise_extra_functions.invalid_combination(
-                "clamp", (), given, ("Tensor min = None, Tensor max = None", "Number min = None, Number max = None"))
+                "clamp", (), given, ("Tensor min = None, Tensor max = None", "Number min = None, Number max = None"), method=True)
         result = result_dtype(self, *bounds)
         source, low, high = (None if t is None else t if t.dtype is result else t.to(result) for t in (self, min, max))
         return elementwise_extra_functions.ClampTensor.apply(source, low, high)

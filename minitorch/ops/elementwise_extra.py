@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..shapes import normalize_dim
+from ..tensor_data import shape_broadcast
 from ..tensor import Tensor, _legacy_name, _named, add_tensor_methods, result_dtype
 from .elementwise import _into
 from .elementwise_extra_functions import LogAddExp, Lerp, NanToNum, Prod, Sign, invalid_combination
@@ -299,6 +300,9 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Optional[Tensor] = Non
             raise RuntimeError(
                 f"expected dtype {_legacy_name(input.dtype).lower()} for `{name}` but got dtype {_legacy_name(other.dtype).lower()}"
             )
+    shape = shape_broadcast(input.shape, end.shape)  # PyTorch's error names input as tensor a
+    if isinstance(weight, Tensor):
+        shape_broadcast(shape, weight.shape)
     is_number = not isinstance(weight, Tensor)
     _float_only("lerp_kernel_scalar" if is_number else "lerp_kernel_tensor", input)
     w = input.new_tensor(weight) if is_number else weight.to(input.dtype)

@@ -22,20 +22,23 @@ if TYPE_CHECKING:  # tensor.py imports this module
 LERP_SWITCH = 0.5
 
 
-def describe_call(args: Sequence[Any], kwargs: dict[str, Any]) -> str:
-    """How PyTorch's argument parser lists the types of a call: ``Tensor, max=float, min=Tensor``."""
+def describe_call(args: Sequence[Any], kwargs: dict[str, Any], method: bool = False) -> str:
+    """How PyTorch's argument parser lists the types of a call: ``Tensor, max=float, min=Tensor``
+    (for a method, whose ``self`` is not listed, each keyword is followed by a comma, as there)."""
 
     def name(value: Any) -> str:
         return type(value).__name__
 
-    return ", ".join([name(a) for a in args] + [f"{k}={name(v)}" for k, v in sorted(kwargs.items())])
+    listed = [name(a) for a in args] + [f"{k}={name(v)}" for k, v in sorted(kwargs.items())]
+    return "".join(f"{item}, " for item in listed) if method else ", ".join(listed)
 
 
-def invalid_combination(op: str, args: Sequence[Any], kwargs: dict[str, Any], signatures: Sequence[str]) -> TypeError:
+def invalid_combination(op: str, args: Sequence[Any], kwargs: dict[str, Any], signatures: Sequence[str],
+                        method: bool = False) -> TypeError:
     """PyTorch's error for a call that matches none of ``op``'s overloads."""
     listed = "".join(f" * ({s})\n" for s in signatures)
     return TypeError(
-        f"{op}() received an invalid combination of arguments - got ({describe_call(args, kwargs)}), "
+        f"{op}() received an invalid combination of arguments - got ({describe_call(args, kwargs, method)}), "
         f"but expected one of:\n{listed}"
     )
 
