@@ -185,7 +185,7 @@ def test_prod_gradient_is_exact_at_zeros(torch_ref: Any) -> None:
 
 
 def test_predicates_match_torch(backend: str, torch_ref: Any) -> None:
-    values = [NAN, INF, -INF, 0.0, -1.5, 1e308]
+    values = [NAN, INF, -INF, 0.0, -1.5, 3e38]
     for dtype in ("float32", "float64"):
         for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf"):
             got = getattr(minitorch, name)(minitorch.tensor(values, dtype=getattr(minitorch, dtype)))
