@@ -22,7 +22,7 @@ from .ops.elementwise import (
     log2, log10, relu, remainder, round, sigmoid, sin, sinh, sqrt, tan, tanh, trunc,
 )
 from .toplevel import (
-    addmm, all, allclose, any, argmax, argmin, bmm, clamp, clone, dot, equal, flatten, isclose, matmul, max, maximum, mv,
+    addmm, all, allclose, any, argmax, argmin, bmm, clone, dot, equal, flatten, isclose, matmul, max, maximum, mv,
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
 from .legacy_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
@@ -41,6 +41,12 @@ from .ops.diagonal import diag, diag_embed, diagonal, narrow
 from .ops.einsum import einsum
 from .ops.products import baddbmm, cdist, cosine_similarity, cross, kron, meshgrid, tensordot
 from .ops.scatter import index_copy, index_fill, scatter, scatter_reduce
+from .ops.elementwise_extra import (
+    addcdiv, addcmul, amax, amin, broadcast_to, clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clip, clip_,
+    eq, ge, greater, greater_equal, gt, isfinite, isinf, isnan, isneginf, isposinf, le, lerp, less, less_equal,
+    logaddexp, logical_and, logical_not, logical_or, logical_xor, lt, nan_to_num, nan_to_num_, ne, neg, negative,
+    not_equal, prod, reciprocal, rsqrt, sgn, sign, square, t,
+)
 from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
 from .ops.sampling import bernoulli, logspace, multinomial, normal
 from .ops.reductions_extra import (

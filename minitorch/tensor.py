@@ -22,7 +22,7 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .keywords import accepts_keepdims
 from .dispatch import empty, map_op, register_tensor_type, zip_op
-from .ops import elementwise, indexing, inplace, linalg, reductions, views
+from .ops import elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, views
 from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
 from .shapes import infer_size, normalize_dim, shape_from_args
@@ -698,7 +698,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def __neg__(self) -> "Tensor":
         if self.dtype is dtypes.bool_:
-            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. Use `~` instead.")
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return elementwise.Neg.apply(self)
 
     def __pos__(self) -> "Tensor":
@@ -753,12 +756,13 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             source = self if self.dtype is result else self.to(result)
             low, high = (None if b is None else _scalar_tensor(b, result, self.device) for b in (min, max))
             return elementwise.Clamp.apply(source, low, high)
-        out = self
-        if min is not None:
-            out = out._binary(elementwise.Maximum, min, "maximum")
-        if max is not None:
-            out = out._binary(elementwise.Minimum, max, "minimum")
-        return out
+        if not all(isinstance(b, Tensor) for b in bounds):  # PyTorch has no overload mixing the two
+            given = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+            raise elementwise_extra_functions.invalid_combination(
+                "clamp", (), given, ("Tensor min = None, Tensor max = None", "Number min = None, Number max = None"), method=True)
+        result = result_dtype(self, *bounds)
+        source, low, high = (None if t is None else t if t.dtype is result else t.to(result) for t in (self, min, max))
+        return elementwise_extra_functions.ClampTensor.apply(source, low, high)
 
     clip = clamp
 
@@ -768,7 +772,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return 1 / self.sqrt()
 
     def sign(self) -> "Tensor":
-        return map_op("sign", self.detach())
+        return elementwise_extra_functions.Sign.apply(self)
 
     def reciprocal(self) -> "Tensor":
         return 1 / self

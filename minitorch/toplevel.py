@@ -34,10 +34,6 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     return input.minimum(other)
 
 
-def clamp(input: Tensor, min: Optional[float] = None, max: Optional[float] = None) -> Tensor:  # noqa: A002
-    return input.clamp(min, max)
-
-
 @accepts_keepdims
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     return input.sum(dim, keepdim, dtype=dtype)
@@ -188,7 +184,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
 
 
 __all__ = [
-    "abs", "addmm", "all", "allclose", "any", "argmax", "argmin", "bmm", "dot", "mv", "clamp", "clone", "equal", "exp", "flatten",
+    "abs", "addmm", "all", "allclose", "any", "argmax", "argmin", "bmm", "dot", "mv", "clone", "equal", "exp", "flatten",
     "isclose", "log", "matmul", "mul", "multiply", "max", "maximum", "mean", "min", "minimum", "mm", "permute", "pow", "relu",
     "reshape", "sigmoid", "sqrt", "squeeze", "std", "sum", "tanh", "transpose", "unsqueeze", "var", "where",
 ]

@@ -98,7 +98,7 @@ def test_no_node_without_grad() -> None:
     assert minitorch.nn.functional.mse_loss(x, x * 2).grad_fn is None
 
 
-REDUCTIONS = ["sum", "mean", "var", "std", "amax", "amin", "argmax", "argmin", "all", "any", "logsumexp", "median"]
+REDUCTIONS = ["sum", "prod", "mean", "var", "std", "amax", "amin", "argmax", "argmin", "all", "any", "logsumexp", "median"]
 
 
 @pytest.mark.parametrize("name", REDUCTIONS)

@@ -918,7 +918,11 @@ def _into(result: Tensor, out: Tensor | None, name: str) -> Tensor:
     if tuple(out.shape) != tuple(result.shape):
         raise RuntimeError(f"{name}(): out= has shape {list(out.shape)}, but the result has shape {list(result.shape)}")
     if result.dtype.is_floating_point and not out.dtype.is_floating_point:
-        raise RuntimeError(f"result type {result.dtype} can't be cast to the desired output type {out.dtype}")
+        from ..tensor import _legacy_name  # tensor.py imports this module
+
+        raise RuntimeError(
+            f"result type {_legacy_name(result.dtype)} can't be cast to the desired output type {_legacy_name(out.dtype)}"
+        )
     map_op("copy", result.detach().to(out.device), out=out.detach())
     out._bump_version()
     return out

@@ -1,0 +1,192 @@
+r"""The autograd Functions of the later elementwise ops (issue 17), composed from existing kernels.
+
+``sign`` with its zero gradient, ``clamp`` with tensor bounds, ``lerp``, ``logaddexp``,
+``nan_to_num`` and ``prod``. Each forward runs with grad mode off, so it may use Tensor
+methods freely; each backward is the calculus of one element (the engine sums a gradient
+back to its input's broadcast shape). The public functions and methods are in
+:mod:`minitorch.ops.elementwise_extra`; ``Tensor.sign`` and ``Tensor.clamp`` call in here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from ..autograd.function import Context, Function
+from ..dispatch import map_op, reduce_op
+
+if TYPE_CHECKING:  # tensor.py imports this module
+    from ..tensor import Tensor
+
+#: lerp switches formula at this :math:`|w|`, so both ends are reached exactly
+LERP_SWITCH = 0.5
+
+
+def describe_call(args: Sequence[Any], kwargs: dict[str, Any], method: bool = False) -> str:
+    """How PyTorch's argument parser lists the types of a call: ``Tensor, max=float, min=Tensor``
+    (for a method, whose ``self`` is not listed, each keyword is followed by a comma, as there)."""
+
+    def name(value: Any) -> str:
+        return type(value).__name__
+
+    listed = [name(a) for a in args] + [f"{k}={name(v)}" for k, v in sorted(kwargs.items())]
+    return "".join(f"{item}, " for item in listed) if method else ", ".join(listed)
+
+
+def invalid_combination(op: str, args: Sequence[Any], kwargs: dict[str, Any], signatures: Sequence[str],
+                        method: bool = False) -> TypeError:
+    """PyTorch's error for a call that matches none of ``op``'s overloads."""
+    listed = "".join(f" * ({s})\n" for s in signatures)
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({describe_call(args, kwargs, method)}), "
+        f"but expected one of:\n{listed}"
+    )
+
+
+class Sign(Function):
+    r""":math:`\operatorname{sign}(a) \in \{-1, 0, 1\}` (NaN stays NaN); its gradient is 0."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        return map_op("sign", a)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        return grad.new_zeros(grad.shape)
+
+
+class ClampTensor(Function):
+    r""":math:`\min(\max(a, \mathrm{low}), \mathrm{high})` with tensor bounds (either may be None),
+    all broadcast together. The gradient goes to ``a`` where
+    :math:`\mathrm{low} \le a \le \mathrm{high}`, to ``low`` where :math:`a < \mathrm{low}` (and
+    :math:`\mathrm{low} < \mathrm{high}`), to ``high`` where :math:`a > \mathrm{high}` (or the
+    bounds cross, when ``high`` wins): each element's gradient goes to the input it came from."""
+
+    grad_fn_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, low: Optional[Tensor], high: Optional[Tensor]) -> Tensor:
+        ctx.save_for_backward(a, low, high)
+        out = a if low is None else a.maximum(low)
+        return out if high is None else out.minimum(high)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
+        a, low, high = ctx.saved_tensors
+        inside = above_low = below_high = None
+        if low is not None:
+            inside = a >= low
+            above_low = a < low if high is None else (a < low) & (low < high)
+        if high is not None:
+            inside = (a <= high) if inside is None else inside & (a <= high)
+            below_high = a > high if low is None else (a > high) | (high < low)
+        zero = grad.new_zeros(())
+        return (
+            grad.where(inside, zero) if ctx.needs_input_grad[0] else None,
+            grad.where(above_low, zero) if low is not None and ctx.needs_input_grad[1] else None,
+            grad.where(below_high, zero) if high is not None and ctx.needs_input_grad[2] else None,
+        )
+
+
+class Lerp(Function):
+    r""":math:`\mathrm{lerp}(s, e, w) = s + w\,(e - s)`, computed as :math:`e - (e - s)(1 - w)` when
+    :math:`|w| \ge 1/2` so that :math:`w = 1` gives :math:`e` exactly;
+    :math:`\partial_s = 1 - w,\ \partial_e = w,\ \partial_w = e - s`. A number weight arrives as
+    a 0-d tensor of the dtype of ``start`` with ``weight_is_number`` (PyTorch's ``LerpBackward0``)."""
+
+    number_args = (2,)
+
+    @staticmethod
+    def forward(ctx: Context, start: Tensor, end: Tensor, weight: Tensor, weight_is_number: bool) -> Tensor:
+        ctx.save_for_backward(start, end, weight)
+        ctx.grad_fn_name = "LerpBackward0" if weight_is_number else "LerpBackward1"
+        diff = end - start
+        return (start + weight * diff).where(weight.abs() < LERP_SWITCH, end - diff * (1 - weight))
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor], None]:
+        start, end, w = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (
+            grad * (1 - w) if needs[0] else None,
+            grad * w if needs[1] else None,
+            grad * (end - start) if needs[2] else None,
+            None,
+        )
+
+
+class LogAddExp(Function):
+    r""":math:`\log(e^a + e^b) = \max(a, b) + \log\!\left(1 + e^{-|a - b|}\right)`, which never
+    overflows (equal infinities give themselves);
+    :math:`\partial_a = 1 / (1 + e^{b - a}),\ \partial_b = 1 / (1 + e^{a - b})`."""
+
+    grad_fn_name = "LogaddexpBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        out = a.maximum(b) + (-(a - b).abs()).exp().log1p()
+        same_infinity = (a.abs() == math.inf) & (a == b)
+        return a.where(same_infinity, out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return grad / (1 + (b - a).exp()), grad / (1 + (a - b).exp())
+
+
+class NanToNum(Function):
+    r"""NaN, :math:`+\infty` and :math:`-\infty` replaced by the given finite numbers; the gradient
+    passes where the input was finite and is 0 where it was replaced."""
+
+    grad_fn_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, nan: float, posinf: float, neginf: float) -> Tensor:
+        ctx.save_for_backward(a)
+        out = a.new_tensor(nan).where(a != a, a)
+        out = a.new_tensor(posinf).where(a == math.inf, out)
+        return a.new_tensor(neginf).where(a == -math.inf, out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        (a,) = ctx.saved_tensors
+        finite = (a == a) & (a.abs() != math.inf)
+        return grad * finite.to(grad.dtype), None, None, None
+
+
+class Prod(Function):
+    r""":math:`p = \prod_i a_i` along ``dim`` (all elements for None);
+    :math:`\partial p / \partial a_i = \prod_{j \ne i} a_j`: :math:`p / a_i` when the slice has no
+    zero, the product of the others at its only zero, and 0 everywhere else."""
+
+    grad_fn_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dim: Optional[int], keepdim: bool) -> Tensor:
+        ctx.dim, ctx.keepdim, ctx.shape = dim, keepdim, a.shape
+        if dim is None:
+            out = reduce_op("prod", a.reshape(-1), 0).view((1,) * a.dim() if keepdim else ())
+        else:
+            ctx.grad_fn_name = "ProdBackward1"
+            out = reduce_op("prod", a, dim)
+            out = out if keepdim else out.squeeze(dim)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        a, out = ctx.saved_tensors
+        if ctx.dim is None:
+            dims, kept_out, kept_grad = None, out, grad
+        else:
+            dims = ctx.dim
+            kept_out = out if ctx.keepdim else out.unsqueeze(ctx.dim)
+            kept_grad = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+        is_zero = a == 0
+        zeros = is_zero.sum() if dims is None else is_zero.sum(dims, keepdim=True)
+        others = a.new_ones(()).where(is_zero, a)  # the zeros as 1: the product of the others at a lone zero
+        others_product = Prod.apply(others, dims, True)
+        at_lone_zero = is_zero & (zeros == 1)
+        local = (kept_out / a).where(zeros == 0, others_product.where(at_lone_zero, a.new_zeros(())))
+        return kept_grad * local, None, None
