@@ -13,13 +13,8 @@ import pytest
 
 from minitorch.backends import cpu
 from minitorch.backends.cpu import CpuBackend, numba_matmul
-from minitorch.backends.cpu_kernels import (
-    MATMUL_BLOCK_K,
-    MATMUL_BLOCK_M,
-    MATMUL_BLOCK_N,
-    MATMUL_TILE_M,
-    PARALLEL_MIN_WORK,
-)
+from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
+from minitorch.backends.cpu_matmul import MATMUL_BLOCK_K, MATMUL_BLOCK_M, MATMUL_BLOCK_N, MATMUL_TILE_M
 from minitorch.tensor_data import TensorData, strides_from_shape
 
 CPU = CpuBackend()

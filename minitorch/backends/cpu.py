@@ -18,7 +18,7 @@ cost since summing is limited by memory bandwidth.
 
 Matmul has two paths; ``CpuBackend.matmul`` picks one:
 
-* **The Numba kernel** of task 3.3 (:func:`numba_matmul`: blocked, packed, any strides and
+* **The Numba kernel** of task 3.3 (:mod:`.cpu_matmul`, run by :func:`numba_matmul`: blocked, packed, any strides and
   dtypes; at 1024 x 1024 float32 on 2 cores ~35% of BLAS) by default, and always for
   integer and bool dtypes (NumPy has no BLAS for them) and for float16 (through float32).
   Tests and benchmarks of the students' kernel call :func:`numba_matmul` directly.
@@ -44,6 +44,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
+from . import cpu_matmul
 from . import opcodes
 from .base import check_reduce_shapes
 from .opcodes import code_of
@@ -181,7 +182,7 @@ def _reduce_layout(
 
 
 def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
-    """``out = a @ b`` by the Numba kernel (:func:`.cpu_kernels.matmul_kernel`), for every dtype.
+    """``out = a @ b`` by the Numba kernel (:func:`.cpu_matmul.matmul_kernel`), for every dtype.
 
     ``a`` is ``(*batch_a, n, k)``, ``b`` ``(*batch_b, k, m)`` and ``out`` ``(*batch, n, m)``,
     the batch shapes broadcast to ``batch``. The kernel takes any strides, so the views go
@@ -195,7 +196,7 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     batch = out.shape[:-2]
     shape, out_strides = _layout(out)
     a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
-    kernels.matmul_kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
+    cpu_matmul.matmul_kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
 
 
 def _blas_ready(view: np.ndarray) -> bool:

@@ -40,6 +40,8 @@ Conventions:
 * loops that should vectorise index a slice from 0 (``part[j]``, not ``a[start + j]``):
   Numba wraps negative indices around, and only an index known to be >= 0 lets LLVM read
   consecutive elements.
+
+The blocked matrix product (course task 3.3) has a file of its own, :mod:`.cpu_matmul`.
 """
 
 from __future__ import annotations
@@ -70,29 +72,10 @@ CHUNK = 1 << 14
 #: accumulators (32 KiB) stay in L1 while long contiguous stretches stream in (measured on a
 #: 4096 x 4096 sum over dim 0: 1024 -> 13.6 ms, 2048 -> 7.1 ms, 4096 -> 4.6 ms)
 REDUCE_BLOCK = 4096
-# matmul blocking (see :func:`matmul_task`), sized for a core with a 48 KiB L1 and a 2 MiB
-# L2 cache: the packed rows of ``a`` (256 x 256 float32 = 256 KiB) and columns of ``b`` (as
-# much) stay in L2, the 16 columns of ``b`` that all of a task's rows sweep (16 KiB) in L1.
-#: rows of ``out`` per parallel task: at most ``MATMUL_BLOCK_N``, and fewer (down to
-#: ``MATMUL_MIN_ROWS``) only to make ``MATMUL_MIN_TASKS`` tasks (two per thread on 2 cores)
-MATMUL_BLOCK_N = 256
-MATMUL_MIN_ROWS = 16
-MATMUL_MIN_TASKS = 4
-#: terms of a dot product summed in one go (the length of the packed rows)
-MATMUL_BLOCK_K = 256
-#: columns of ``b`` packed at a time
-MATMUL_BLOCK_M = 256
-#: columns of ``b`` swept by all of a task's rows at a time
-MATMUL_TILE_M = 16
-#: side of the squares in which a block is packed transposed (16 x 16 float32: 16 cache lines)
-MATMUL_PACK = 16
-
 # ``error_model="numpy"``: IEEE results (inf, nan) for a zero divisor, no ZeroDivisionError
 KERNEL_OPTIONS = {"cache": True, "error_model": "numpy"}
 # sums may be reordered (split over SIMD lanes); NaN and inf keep their meaning
 REDUCE_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"reassoc"}}
-# ``a * b + c`` may become one fused multiply-add, and a dot product may be summed in SIMD lanes
-MATMUL_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"contract", "reassoc"}}
 
 
 def prange_only() -> dict[str, bool]:
@@ -523,175 +506,4 @@ def arg_reduce_kernel(
     else:
         for cell in prange(cells):
             arg_reduce_cell(np.int64(cell), op, out, out_strides, a, shape, a_strides, dim)
-    # END SOLUTION
-
-
-@njit(inline="always", **MATMUL_OPTIONS)
-def matmul_pack(
-    packed: np.ndarray, source: np.ndarray, start: int, row_step: int, col_step: int, rows: int, cols: int
-) -> None:
-    """Copy a strided ``rows`` x ``cols`` block of ``source`` into contiguous rows of ``packed``.
-
-    ``packed[r * cols + c] = source[start + r * row_step + c * col_step]``. With the two steps
-    swapped it packs the block transposed: that is how columns of ``b`` become rows.
-
-    A transposing copy (``source`` contiguous along ``r``, as a row-major ``b``) goes by
-    squares of ``MATMUL_PACK`` x ``MATMUL_PACK``, reading ``source`` along ``r``: the
-    cache lines a square reads and writes are used up while they are still in L1. Copied
-    plainly, either every read or every write would touch a new cache line, and with
-    power-of-two strides those lines compete for the same few places in the cache.
-    """
-    # BEGIN SOLUTION 3.3
-    if abs(row_step) < abs(col_step):
-        for c0 in range(0, cols, MATMUL_PACK):
-            for r0 in range(0, rows, MATMUL_PACK):
-                for c in range(c0, min(c0 + MATMUL_PACK, cols)):
-                    for r in range(r0, min(r0 + MATMUL_PACK, rows)):
-                        packed[r * cols + c] = source[start + r * row_step + c * col_step]
-    else:
-        for r in range(rows):
-            for c in range(cols):
-                packed[r * cols + c] = source[start + r * row_step + c * col_step]
-    # END SOLUTION
-
-
-@njit(inline="always", **MATMUL_OPTIONS)
-def matmul_dot_2x2(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray, zero):
-    """The four dot products ``(a0 . b0, a0 . b1, a1 . b0, a1 . b1)`` of equally long vectors.
-
-    The register tile of the matmul: each element loaded is used twice, and the four sums
-    are independent. Since ``reassoc`` lets LLVM reorder a sum, it keeps each one as several
-    SIMD registers of partial sums (one fused multiply-add per 8 float32 per register) and
-    adds their lanes up once at the end, so the loop never waits on memory or on a previous
-    addition. ``zero`` is 0 of ``out``'s dtype: float32 sums stay float32, as in BLAS.
-    """
-    # BEGIN SOLUTION 3.3
-    s00 = s01 = s10 = s11 = zero
-    for p in range(a0.size):
-        x0, x1, y0, y1 = a0[p], a1[p], b0[p], b1[p]
-        s00 += x0 * y0
-        s01 += x0 * y1
-        s10 += x1 * y0
-        s11 += x1 * y1
-    return s00, s01, s10, s11
-    # END SOLUTION
-
-
-@njit(**MATMUL_OPTIONS)
-def matmul_task(
-    task: int, rows: int, row_blocks: int, k: int,
-    out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
-    a: np.ndarray, a_strides: np.ndarray, b: np.ndarray, b_strides: np.ndarray,
-) -> None:
-    """``rows`` rows ``i0 <= i < i1`` (block ``task % row_blocks``) of matrix ``task // row_blocks`` of ``out``.
-
-    Three levels of blocking, each sized for one level of the memory hierarchy:
-
-    * a task owns a block of rows of ``out`` (the unit of parallel work, so threads never
-      write to the same element);
-    * each dot product ``out[i, j] = sum_p a[i, p] * b[p, j]`` is cut into pieces of
-      ``MATMUL_BLOCK_K`` terms: for each piece, the task's rows of ``a`` and
-      ``MATMUL_BLOCK_M`` columns of ``b`` at a time are *packed*, copied into small
-      contiguous scratch arrays (columns of ``b`` become rows), which stay in L2. Packing
-      costs one read of each element per block, which is what makes the kernel work on any
-      strides (transposed, sliced, broadcast operands) at full speed;
-    * on the packed rows, :func:`matmul_dot_2x2` computes a 2 x 2 tile of ``out`` in SIMD
-      registers; the piece's sums are added into ``out``, which was zeroed first.
-    """
-    # BEGIN SOLUTION 3.3
-    rank = shape.size
-    n, m = shape[rank - 2], shape[rank - 1]
-    a_row, a_col = a_strides[rank - 2], a_strides[rank - 1]
-    b_row, b_col = b_strides[rank - 2], b_strides[rank - 1]
-    out_row, out_col = out_strides[rank - 2], out_strides[rank - 1]
-    # which matrices: the batch index, taken apart over the batch dimensions
-    remaining = task // row_blocks
-    a_base = 0
-    b_base = 0
-    out_base = 0
-    for d in range(rank - 3, -1, -1):
-        index = remaining % shape[d]
-        remaining //= shape[d]
-        a_base += index * a_strides[d]
-        b_base += index * b_strides[d]
-        out_base += index * out_strides[d]
-    i0 = (task % row_blocks) * rows
-    i1 = min(i0 + rows, n)
-    zero = np.zeros(1, out.dtype)[0]
-    for i in range(i0, i1):
-        for j in range(m):
-            out[out_base + i * out_row + j * out_col] = zero
-    a_packed = np.empty((i1 - i0) * min(k, MATMUL_BLOCK_K), a.dtype)
-    b_packed = np.empty(min(m, MATMUL_BLOCK_M) * min(k, MATMUL_BLOCK_K), b.dtype)
-    for p0 in range(0, k, MATMUL_BLOCK_K):
-        kc = min(MATMUL_BLOCK_K, k - p0)
-        # row r of a_packed: a[i0 + r, p0 : p0 + kc]
-        matmul_pack(a_packed, a, a_base + i0 * a_row + p0 * a_col, a_row, a_col, i1 - i0, kc)
-        for j0 in range(0, m, MATMUL_BLOCK_M):
-            j1 = min(j0 + MATMUL_BLOCK_M, m)
-            # row c of b_packed: b[p0 : p0 + kc, j0 + c], a column of b
-            matmul_pack(b_packed, b, b_base + p0 * b_row + j0 * b_col, b_col, b_row, j1 - j0, kc)
-            for t0 in range(j0, j1, MATMUL_TILE_M):
-                t1 = min(t0 + MATMUL_TILE_M, j1)
-                for i in range(i0, i1, 2):
-                    i_next = min(i + 1, i1 - 1)  # an odd last row is paired with itself
-                    a0 = a_packed[(i - i0) * kc : (i - i0 + 1) * kc]
-                    a1 = a_packed[(i_next - i0) * kc : (i_next - i0 + 1) * kc]
-                    for j in range(t0, t1, 2):
-                        j_next = min(j + 1, t1 - 1)
-                        b0 = b_packed[(j - j0) * kc : (j - j0 + 1) * kc]
-                        b1 = b_packed[(j_next - j0) * kc : (j_next - j0 + 1) * kc]
-                        s00, s01, s10, s11 = matmul_dot_2x2(a0, a1, b0, b1, zero)
-                        pos = out_base + i * out_row + j * out_col
-                        out[pos] += s00
-                        if j_next > j:
-                            out[pos + out_col] += s01
-                        if i_next > i:
-                            out[pos + out_row] += s10
-                            if j_next > j:
-                                out[pos + out_row + out_col] += s11
-    # END SOLUTION
-
-
-@njit(parallel=prange_only(), **MATMUL_OPTIONS)
-def matmul_kernel(
-    out: np.ndarray,
-    shape: np.ndarray,
-    out_strides: np.ndarray,
-    a: np.ndarray,
-    a_strides: np.ndarray,
-    b: np.ndarray,
-    b_strides: np.ndarray,
-    k: int,
-) -> None:
-    """``out[..., i, j] = sum_p a[..., i, p] * b[..., p, j]`` over ``out``'s ``shape`` ``(*batch, n, m)``.
-
-    Any strides: ``a_strides``/``b_strides`` are full-rank, their batch part expanded to
-    ``out``'s batch shape (stride 0 where a batch is broadcast). The tasks are (matrix,
-    block of rows) pairs, shared by the threads with ``prange``; each is computed by
-    :func:`matmul_task`, blocked for the caches and for SIMD registers. Every task packs
-    all of ``b`` for itself, so the blocks are as tall as they can be (up to
-    ``MATMUL_BLOCK_N`` rows) while still making ``MATMUL_MIN_TASKS`` tasks.
-
-    Why blocking: the naive loop ``for i, for j, for p`` reads a whole column of ``b`` (one
-    cache line per element) for every ``out[i, j]``, and adds each product to the previous
-    sum, one addition at a time. Working on blocks that stay in cache, and on several
-    independent sums at once, lets the arithmetic units run instead of waiting.
-    """
-    # BEGIN SOLUTION 3.3
-    if count(shape) == 0:
-        return
-    rank = shape.size
-    n = shape[rank - 2]
-    matrices = count(shape[: rank - 2])
-    share = (matrices * n + MATMUL_MIN_TASKS - 1) // MATMUL_MIN_TASKS
-    rows = min(MATMUL_BLOCK_N, n, max(MATMUL_MIN_ROWS, share + share % 2))
-    row_blocks = (n + rows - 1) // rows
-    tasks = matrices * row_blocks
-    if count(shape) * k < PARALLEL_MIN_WORK:
-        for task in range(tasks):
-            matmul_task(task, rows, row_blocks, k, out, shape, out_strides, a, a_strides, b, b_strides)
-    else:
-        for task in prange(tasks):
-            matmul_task(np.int64(task), rows, row_blocks, k, out, shape, out_strides, a, a_strides, b, b_strides)
     # END SOLUTION

@@ -307,6 +307,16 @@ def accumulate_kernel(
         cuda.atomic.add(out, index_to_position(index, out_strides, out_offset), value)
 
 
+@cuda.jit(device=True)
+def position_moved_along(
+    dim: int, index: Any, strides: tuple, offset: int, where: Any, where_strides: tuple, where_offset: int
+) -> int:
+    """The position in a view (``strides``, ``offset``) of ``index`` with ``index[dim]``
+    replaced by ``where[index]``: where gather reads and scatter_add writes."""
+    at = where[index_to_position(index, where_strides, where_offset)]
+    return index_to_position(index, strides, offset) + (at - index[dim]) * strides[dim]
+
+
 @cuda.jit
 def gather_kernel(
     size: int, dim: int, out: Any, out_offset: int, shape: tuple, out_strides: tuple,
@@ -316,8 +326,7 @@ def gather_kernel(
     index = cuda.local.array(MAX_DIMS, int64)
     for ordinal in range(cuda.grid(1), size, cuda.gridsize(1)):
         to_index(ordinal, shape, index)
-        at = where[index_to_position(index, where_strides, where_offset)]
-        position = index_to_position(index, a_strides, a_offset) + (at - index[dim]) * a_strides[dim]
+        position = position_moved_along(dim, index, a_strides, a_offset, where, where_strides, where_offset)
         out[index_to_position(index, out_strides, out_offset)] = a[position]
 
 
@@ -330,6 +339,5 @@ def scatter_add_kernel(
     index = cuda.local.array(MAX_DIMS, int64)
     for ordinal in range(cuda.grid(1), size, cuda.gridsize(1)):
         to_index(ordinal, shape, index)
-        at = where[index_to_position(index, where_strides, where_offset)]
-        position = index_to_position(index, out_strides, out_offset) + (at - index[dim]) * out_strides[dim]
+        position = position_moved_along(dim, index, out_strides, out_offset, where, where_strides, where_offset)
         cuda.atomic.add(out, position, src[index_to_position(index, src_strides, src_offset)])

@@ -10,6 +10,8 @@ a function's domain are IEEE values (warnings off, as in compiled code).
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 from .. import dtypes
@@ -17,6 +19,7 @@ from ..tensor_data import TensorData, broadcast_index, index_to_position, to_ind
 from . import opcodes
 from .base import check_reduce_shapes
 from .opcodes import code_of
+
 
 def _python_value(value: object) -> object:
     """NumPy scalars as Python numbers (for the index arithmetic and sums of the indexing primitives)."""
@@ -26,6 +29,28 @@ def _python_value(value: object) -> object:
 def _readable(buffer: np.ndarray) -> np.ndarray:
     """The buffer the op bodies read: bool as uint8 (the same bytes), as the compiled backends do."""
     return buffer.view(np.uint8) if buffer.dtype == np.bool_ else buffer
+
+
+def _lines(a: TensorData, dim: int, out: TensorData) -> Iterator[tuple[int, list]]:
+    """For each cell of ``out``: its storage position, and the values of ``a`` along ``dim``
+    that reduce into it, in order (as Python numbers)."""
+    out_index = np.zeros(out.dims, np.int64)
+    a_buf = a.buffer
+    for ordinal in range(out.size):
+        to_index(ordinal, out.shape, out_index)
+        a_index = out_index.copy()
+        values = []
+        for j in range(a.shape[dim]):
+            a_index[dim] = j
+            values.append(_python_value(a_buf[index_to_position(a_index, a.strides)]))
+        yield index_to_position(out_index, out.strides), values
+
+
+def _moved_along(dim: int, at: np.ndarray, index: TensorData) -> np.ndarray:
+    """``at`` with ``at[dim]`` replaced by ``index[at]``: where gather reads and scatter_add writes."""
+    moved = at.copy()
+    moved[dim] = index.buffer[index_to_position(at, index.strides)]
+    return moved
 
 
 class SimpleBackend:
@@ -66,35 +91,25 @@ class SimpleBackend:
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         check_reduce_shapes(a, dim, out)
         code = code_of(opcodes.REDUCE_CODES, op)
-        out_index = np.zeros(out.dims, np.int64)
-        a_buf, out_buf = a.buffer, out.buffer
-        for ordinal in range(out.size):
-            to_index(ordinal, out.shape, out_index)
-            a_index = out_index.copy()
+        out_buf = out.buffer
+        for out_pos, values in _lines(a, dim, out):
             acc = None
-            for j in range(a.shape[dim]):
-                a_index[dim] = j
-                value = _python_value(a_buf[index_to_position(a_index, a.strides)])
+            for value in values:
                 acc = value if acc is None else opcodes.reduce_step(code, acc, value)
             if acc is None:  # an empty dimension: only sum and prod have an identity
                 acc = 1 if code == opcodes.PROD else 0
-            out_buf[index_to_position(out_index, out.strides)] = acc
+            out_buf[out_pos] = acc
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         check_reduce_shapes(a, dim, out)
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
-        out_index = np.zeros(out.dims, np.int64)
-        a_buf, out_buf = a.buffer, out.buffer
-        for ordinal in range(out.size):
-            to_index(ordinal, out.shape, out_index)
-            a_index = out_index.copy()
+        out_buf = out.buffer
+        for out_pos, values in _lines(a, dim, out):
             best_pos, best = 0, None
-            for j in range(a.shape[dim]):
-                a_index[dim] = j
-                value = _python_value(a_buf[index_to_position(a_index, a.strides)])
+            for j, value in enumerate(values):
                 if best is None or opcodes.is_better(code, value, best):
                     best_pos, best = j, value
-            out_buf[index_to_position(out_index, out.strides)] = best_pos
+            out_buf[out_pos] = best_pos
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
         n, k = a.shape[-2], a.shape[-1]
@@ -135,20 +150,18 @@ class SimpleBackend:
 
     def gather(self, a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
         out_index = np.zeros(out.dims, np.int64)
-        a_buf, index_buf, out_buf = a.buffer, index.buffer, out.buffer
+        a_buf, out_buf = a.buffer, out.buffer
         for ordinal in range(out.size):
             to_index(ordinal, out.shape, out_index)
-            a_index = out_index.copy()
-            a_index[dim] = index_buf[index_to_position(out_index, index.strides)]
+            a_index = _moved_along(dim, out_index, index)
             out_buf[index_to_position(out_index, out.strides)] = a_buf[index_to_position(a_index, a.strides)]
 
     def scatter_add(self, src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
         src_index = np.zeros(src.dims, np.int64)
-        src_buf, index_buf, out_buf = src.buffer, index.buffer, out.buffer
+        src_buf, out_buf = src.buffer, out.buffer
         for ordinal in range(index.size):
             to_index(ordinal, index.shape, src_index)
-            out_index = src_index.copy()
-            out_index[dim] = index_buf[index_to_position(src_index, index.strides)]
+            out_index = _moved_along(dim, src_index, index)
             pos = index_to_position(out_index, out.strides)
             value = _python_value(src_buf[index_to_position(src_index, src.strides)])
             out_buf[pos] = _python_value(out_buf[pos]) + value

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..creation import tensor, zeros_like
 from ..tensor import Tensor
-from .common import check_flags, check_non_negative, decayed, directed, next_step
+from .common import check_flags, check_non_negative, initial_state, step_gradient
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1.0
@@ -37,14 +36,9 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
-        if not state:
-            state["step"] = tensor(0.0)
-            state["square_avg"] = zeros_like(param)
-            state["acc_delta"] = zeros_like(param)
+        initial_state(state, param, "square_avg", "acc_delta")
         rho, eps = group["rho"], group["eps"]
-        grad = directed(grad, group)
-        next_step(state)
-        grad = decayed(param, grad, group)
+        grad, _ = step_gradient(param, grad, state, group)
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
         square_avg.mul_(rho).add_(grad * grad, alpha=1 - rho)
         delta = (acc_delta + eps).sqrt() / (square_avg + eps).sqrt() * grad

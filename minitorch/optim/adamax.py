@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..creation import tensor, zeros_like
 from ..tensor import Tensor
 from .adam import DEFAULT_BETAS, DEFAULT_EPS
-from .common import check_betas, check_flags, check_non_negative, decayed, directed, next_step
+from .common import check_betas, check_flags, check_non_negative, initial_state, step_gradient
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 2e-3
@@ -33,14 +32,9 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
-        if not state:
-            state["step"] = tensor(0.0)
-            state["exp_avg"] = zeros_like(param)
-            state["exp_inf"] = zeros_like(param)
+        initial_state(state, param, "exp_avg", "exp_inf")
         beta1, beta2 = group["betas"]
-        grad = directed(grad, group)
-        step = next_step(state)
-        grad = decayed(param, grad, group)
+        grad, step = step_gradient(param, grad, state, group)
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
         exp_inf.copy_((exp_inf * beta2).maximum(grad.abs() + group["eps"]))

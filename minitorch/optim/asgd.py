@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..creation import tensor, zeros_like
+from ..creation import tensor
 from ..tensor import Tensor
-from .common import check_flags, check_non_negative, decayed, directed, next_step
+from .common import check_flags, check_non_negative, initial_state, step_gradient
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1e-2
@@ -40,14 +40,8 @@ class ASGD(Optimizer):
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
         lr, lambd = group["lr"], group["lambd"]
-        if not state:
-            state["step"] = tensor(0.0)
-            state["eta"] = tensor(float(lr))
-            state["mu"] = tensor(1.0)
-            state["ax"] = zeros_like(param)
-        grad = directed(grad, group)
-        step = next_step(state)
-        grad = decayed(param, grad, group)
+        initial_state(state, param, "ax", eta=lr, mu=1.0)
+        grad, step = step_gradient(param, grad, state, group)
         eta = state["eta"].item()
         param.mul_(1 - lambd * eta)
         param.add_(grad, alpha=-eta)

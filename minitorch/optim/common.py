@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..creation import tensor
+from ..creation import tensor, zeros_like
 from ..tensor import Tensor
 from .optimizer import ParamGroup
 
@@ -67,3 +67,32 @@ def decayed(param: Tensor, grad: Tensor, group: ParamGroup) -> Tensor:
         param.mul_(1 - group["lr"] * weight_decay)
         return grad
     return grad + weight_decay * param
+
+
+def initial_state(state: dict[str, Any], param: Tensor, *buffers: str, **scalars: float) -> None:
+    """Fill an empty ``state`` in PyTorch's order: the step count, then the named 0-d
+    ``scalars`` (tensors of the default float dtype), then ``buffers`` of zeros like ``param``.
+    A state that holds anything already (a step taken, a checkpoint loaded) is left alone."""
+    if state:
+        return
+    state["step"] = tensor(0.0)
+    for name, value in scalars.items():
+        state[name] = tensor(float(value))
+    for name in buffers:
+        state[name] = zeros_like(param)
+
+
+def step_gradient(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> tuple[Tensor, int]:
+    """Count the step and return the gradient to use, directed and weight-decayed, with the
+    step number: the first thing most update rules do."""
+    grad = directed(grad, group)
+    step = next_step(state)
+    return decayed(param, grad, group), step
+
+
+def update_moments(exp_avg: Tensor, exp_avg_sq: Tensor, grad: Tensor, betas: tuple[float, float]) -> None:
+    r"""Adam's running moments, in place:
+    :math:`m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t` and :math:`v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2`."""
+    beta1, beta2 = betas
+    exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+    exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)

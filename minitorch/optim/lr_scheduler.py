@@ -49,6 +49,8 @@ CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
 CONSTANT_FACTOR = 1.0 / 3
 CONSTANT_TOTAL_ITERS = 5
 POLYNOMIAL_TOTAL_ITERS = 5
+#: what LambdaLR and MultiplicativeLR take: one function of the epoch, or one per param group
+LrLambda = Union[Callable[[int], float], Sequence[Callable[[int], float]]]
 
 
 class LRScheduler:
@@ -112,18 +114,22 @@ class LRScheduler:
         self.__dict__.update(state_dict)
 
 
+def _lambdas_per_group(optimizer: Optimizer, lr_lambda: LrLambda) -> list[Callable[[int], float]]:
+    """One function per param group: a list/tuple of the right length, or one function for all."""
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != len(optimizer.param_groups):
+            raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * len(optimizer.param_groups)
+
+
 class LambdaLR(LRScheduler):
     """``lr = initial_lr * lr_lambda(epoch)``, one function per group or one for all."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Union[Callable[[int], float], Sequence[Callable[[int], float]]],
+    def __init__(self, optimizer: Optimizer, lr_lambda: LrLambda,
                  last_epoch: int = -1) -> None:
         self.optimizer = optimizer
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -506,14 +512,9 @@ class ConstantLR(LRScheduler):
 class MultiplicativeLR(LRScheduler):
     """Each epoch multiplies the current rate by ``lr_lambda(epoch)`` (one function per group or one for all)."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Union[Callable[[int], float], Sequence[Callable[[int], float]]],
+    def __init__(self, optimizer: Optimizer, lr_lambda: LrLambda,
                  last_epoch: int = -1) -> None:
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:

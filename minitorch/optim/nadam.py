@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..creation import tensor, zeros_like
 from ..tensor import Tensor
 from .adam import DEFAULT_BETAS, DEFAULT_EPS
-from .common import check_betas, check_flags, check_non_negative, decayed, directed, next_step
+from .common import check_betas, check_flags, check_non_negative, initial_state, step_gradient, update_moments
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 2e-3
@@ -49,22 +48,15 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
-        if not state:
-            state["step"] = tensor(0.0)
-            state["mu_product"] = tensor(1.0)
-            state["exp_avg"] = zeros_like(param)
-            state["exp_avg_sq"] = zeros_like(param)
+        initial_state(state, param, "exp_avg", "exp_avg_sq", mu_product=1.0)
         lr, (beta1, beta2) = group["lr"], group["betas"]
-        grad = directed(grad, group)
-        step = next_step(state)
-        grad = decayed(param, grad, group)
+        grad, step = step_gradient(param, grad, state, group)
         mu = momentum_at(beta1, step, group["momentum_decay"])
         mu_next = momentum_at(beta1, step + 1, group["momentum_decay"])
         state["mu_product"].mul_(mu)
         mu_product = state["mu_product"].item()
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
-        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
         denominator = (exp_avg_sq / (1 - beta2**step)).sqrt() + group["eps"]
         param.sub_(grad / denominator, alpha=lr * (1 - mu) / (1 - mu_product))
         param.sub_(exp_avg / denominator, alpha=lr * mu_next / (1 - mu_product * mu_next))

@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from ..creation import tensor, zeros_like
 from ..tensor import Tensor
 from .adam import DEFAULT_BETAS, DEFAULT_EPS, DEFAULT_LR
-from .common import check_betas, check_flags, check_non_negative, decayed, directed, next_step
+from .common import check_betas, check_flags, check_non_negative, initial_state, step_gradient, update_moments
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
 #: the adaptive step is used once the approximated SMA length :math:`\rho_t` exceeds this
@@ -40,17 +39,11 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
-        if not state:
-            state["step"] = tensor(0.0)
-            state["exp_avg"] = zeros_like(param)
-            state["exp_avg_sq"] = zeros_like(param)
+        initial_state(state, param, "exp_avg", "exp_avg_sq")
         lr, (beta1, beta2) = group["lr"], group["betas"]
-        grad = directed(grad, group)
-        step = next_step(state)
-        grad = decayed(param, grad, group)
+        grad, step = step_gradient(param, grad, state, group)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
-        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
         bias_correction1, bias_correction2 = 1 - beta1**step, 1 - beta2**step
         corrected_avg = exp_avg / bias_correction1
         rho_inf = 2 / (1 - beta2) - 1

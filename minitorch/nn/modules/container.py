@@ -273,13 +273,19 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
             return
-        for number, pair in enumerate(modules):
-            if not isinstance(pair, Iterable):
-                raise TypeError(f"ModuleDict update sequence element #{number} should be Iterable; is{type(pair).__name__}")
-            pair = tuple(pair)
-            if len(pair) != 2:
-                raise ValueError(f"ModuleDict update sequence element #{number} has length {len(pair)}; 2 is required")
-            self[pair[0]] = pair[1]
+        _update_from_pairs("ModuleDict", self, modules)
+
+
+def _update_from_pairs(kind: str, container: Module, pairs: Iterable[Any]) -> None:
+    """``container[key] = value`` for each ``(key, value)`` pair, refusing anything else as
+    PyTorch does (its messages name the container ``kind``)."""
+    for number, pair in enumerate(pairs):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{kind} update sequence element #{number} should be Iterable; is{type(pair).__name__}")
+        pair = tuple(pair)
+        if len(pair) != 2:
+            raise ValueError(f"{kind} update sequence element #{number} has length {len(pair)}; 2 is required")
+        container[pair[0]] = pair[1]
 
 
 def _parameter_line(name: Any, value: Any, dtype_text: str) -> str:
@@ -439,13 +445,7 @@ class ParameterDict(Module):
             pairs = sorted(parameters.items())
         else:
             pairs = parameters
-        for number, pair in enumerate(pairs):
-            if not isinstance(pair, Iterable):
-                raise TypeError(f"ParameterDict update sequence element #{number} should be Iterable; is{type(pair).__name__}")
-            pair = tuple(pair)
-            if len(pair) != 2:
-                raise ValueError(f"ParameterDict update sequence element #{number} has length {len(pair)}; 2 is required")
-            self[pair[0]] = pair[1]
+        _update_from_pairs("ParameterDict", self, pairs)
 
     def __or__(self, other: "ParameterDict") -> "ParameterDict":
         combined = self.copy()

@@ -11,7 +11,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..functional._utils import IntOrTuple
-from ..parameter import Parameter
+from ._weights import register_weight_and_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d"]
@@ -58,11 +58,10 @@ class _ConvNd(Module):
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(creation.empty((out_channels, in_channels // groups, *self.kernel_size), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(creation.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(
+            self, creation.empty((out_channels, in_channels // groups, *self.kernel_size), device=device, dtype=dtype),
+            creation.empty(out_channels, device=device, dtype=dtype) if bias else None,
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

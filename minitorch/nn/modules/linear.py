@@ -9,7 +9,7 @@ from ...creation import empty
 from ...ops.linalg import linear
 from ...tensor import Tensor
 from .. import init
-from ..parameter import Parameter
+from ._weights import register_weight_and_bias
 from .module import Module
 
 __all__ = ["Identity", "Linear"]
@@ -40,11 +40,10 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(
+            self, empty((out_features, in_features), device=device, dtype=dtype),
+            empty(out_features, device=device, dtype=dtype) if bias else None,
+        )
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -411,12 +411,17 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return module
 
-    def get_parameter(self, target: str) -> Parameter:
-        """The parameter at dotted path ``target``, e.g. ``"net.0.weight"``."""
+    def _owner_of(self, target: str) -> tuple["Module", str]:
+        """The submodule holding the attribute at dotted path ``target``, and the attribute's name."""
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
         if not hasattr(module, name):
             raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        return module, name
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``, e.g. ``"net.0.weight"``."""
+        module, name = self._owner_of(target)
         param = getattr(module, name)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
@@ -424,10 +429,7 @@ class Module:
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path ``target``."""
-        module_path, _, name = target.rpartition(".")
-        module = self.get_submodule(module_path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        module, name = self._owner_of(target)
         if name not in module._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(module, name)

@@ -9,13 +9,24 @@ from ...autograd import no_grad
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ._weights import register_weight_and_bias
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm"]
 
 DEFAULT_EPS = 1e-5
 DEFAULT_MOMENTUM = 0.1
+
+
+def _register_scale_and_shift(module: Module, shape: tuple[int, ...], affine: bool, bias: bool, device: Any,
+                              dtype: Any) -> None:
+    """The learnable elementwise scale (``weight``, ones) and shift (``bias``, zeros) of
+    ``shape``; ``None`` without ``affine``, and ``bias`` ``None`` without ``bias``."""
+    register_weight_and_bias(
+        module,
+        creation.ones(shape, device=device, dtype=dtype) if affine else None,
+        creation.zeros(shape, device=device, dtype=dtype) if affine and bias else None,
+    )
 
 
 class LayerNorm(Module):
@@ -27,15 +38,7 @@ class LayerNorm(Module):
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_scale_and_shift(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -64,15 +67,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(creation.ones(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.zeros(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_scale_and_shift(self, (num_channels,), affine, bias, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -99,15 +94,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(creation.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_scale_and_shift(self, (num_features,), affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", creation.zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", creation.ones(num_features, device=device, dtype=dtype))
