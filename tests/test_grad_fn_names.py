@@ -120,3 +120,12 @@ def test_a_users_function_names_its_node_type_as_torch(torch_ref: ModuleType) ->
         return type(Cube.apply(lib.ones(2, requires_grad=True)).grad_fn).__name__
 
     assert run(minitorch) == run(torch_ref) == "CubeBackward"
+
+
+def test_a_leaf_node_names_and_prints_as_torch(torch_ref: ModuleType) -> None:
+    """``name()`` carries the C++ namespace in PyTorch; the repr does not."""
+    seen = []
+    for lib in (minitorch, torch_ref):
+        node = (lib.ones(2, requires_grad=True) * 2).grad_fn.next_functions[0][0]
+        seen.append((node.name(), repr(node).split(" object at ")[0], type(node).__name__))
+    assert seen[0] == seen[1]

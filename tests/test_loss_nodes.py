@@ -137,3 +137,16 @@ def test_a_weight_that_requires_grad_is_refused_as_torch(call: Any, torch_ref: M
             call(lib, x, lib.ones(2, 3, requires_grad=True))
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_and_addcdiv_are_one_node_as_in_torch(name: str, torch_ref: ModuleType) -> None:
+    results = []
+    for lib in (minitorch, torch_ref):
+        a, b, c = (lib.tensor(v, dtype=lib.float64, requires_grad=True) for v in ([1.0, 2.0], [3.0, -1.0], [0.5, 4.0]))
+        out = getattr(lib, name)(a, b, c, value=0.3)
+        out.sum().backward()
+        results.append((_names(out), out.tolist(), [t.grad.tolist() for t in (a, b, c)]))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-12)

@@ -214,7 +214,10 @@ class AccumulateGrad(Node):
         self.variable = variable
 
     def name(self) -> str:
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"  # PyTorch's C++ node keeps its namespace in name()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
 
     def accumulate(self, grad: "Tensor") -> None:
         with _ACCUMULATE_LOCK:

@@ -11,12 +11,14 @@ and every backend come for free. The new methods are attached with ``add_tensor_
 from __future__ import annotations
 
 import math
+from functools import partial
 from numbers import Number
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from .. import dtypes
+from ..autograd.composite import composite
 from ..keywords import accepts_keepdims
 from ..shapes import normalize_dim
 from ..tensor_data import shape_broadcast
@@ -356,12 +358,18 @@ def _addc(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any
     return a, b, c, value
 
 
+def _add_scaled(input: Tensor, tensor1: Tensor, tensor2: Tensor, scale: Any, divide: bool) -> Tensor:  # noqa: A002
+    r""":math:`\text{input} + \text{scale} \cdot t_1 \cdot t_2` (or :math:`t_1 / t_2`): one ``addcmul``/``addcdiv`` node."""
+    scaled = tensor1 if scale is None else tensor1 * scale
+    return input + (scaled / tensor2 if divide else scaled * tensor2)
+
+
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,  # noqa: A002
             out: Optional[Tensor] = None) -> Tensor:
     r""":math:`\text{input} + \text{value} \cdot \text{tensor1} \cdot \text{tensor2}`, broadcast."""
     a, b, c, value = _addc("addcmul", input, tensor1, tensor2, value)
-    product = (b * value if value != 1 else b) * c
-    return _into(_named(a + product, "AddcmulBackward0"), out, "addcmul")
+    scale = value if value != 1 else None
+    return _into(composite("AddcmulBackward0", partial(_add_scaled, scale=scale, divide=False), a, b, c), out, "addcmul")
 
 
 ADDCDIV_INTEGER_DIVISION = (
@@ -380,8 +388,8 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
             and not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point):
         raise RuntimeError(ADDCDIV_INTEGER_DIVISION)
     a, b, c, value = _addc("addcdiv", input, tensor1, tensor2, value)
-    quotient = (b * value if value != 1 else b) / c
-    return _into(_named(a + quotient, "AddcdivBackward0"), out, "addcdiv")
+    scale = value if value != 1 else None
+    return _into(composite("AddcdivBackward0", partial(_add_scaled, scale=scale, divide=True), a, b, c), out, "addcdiv")
 
 
 # ---- the methods of Tensor ----
