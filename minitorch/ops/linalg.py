@@ -40,41 +40,49 @@ class MatMul(Function):
 
 
 class Addmm(Function):
-    r"""The affine map :math:`y = x W^\top + b` of a batch ``x`` ``(n, in)``, ``W`` ``(out, in)``, ``b`` ``(out,)``.
+    r"""The affine map :math:`y = b + x W^\top` of a batch ``x`` ``(n, in)``, ``W`` ``(out, in)``, ``b`` ``(out,)``.
 
-    The same values as ``x @ W.t() + b``, as one node instead of three (transpose, matmul,
-    broadcast add), with the bias added into the product in place; named after PyTorch's
-    op for it (``AddmmBackward0``). The gradients are those of a matmul, taken in the
-    layouts that need no copy:
+    The same values as ``x @ W.t() + b``, as one node instead of two (matmul, broadcast add),
+    with the bias added into the product in place. Its arguments come in PyTorch's order,
+    ``addmm(bias, x, W.t())``, so ``next_functions`` read as PyTorch's: the bias's leaf, the
+    input's node, and a ``TBackward0`` before the weight's leaf; without a bias it is
+    ``MmBackward0``. The gradients are those of a matmul:
 
-    .. math:: \partial_x = g W,\qquad \partial_W = g^\top x,\qquad \partial_b = \textstyle\sum_i g_i
+    .. math:: \partial_x = g\,(W^\top)^\top,\qquad \partial_{W^\top} = x^\top g,\qquad \partial_b = \textstyle\sum_i g_i
     """
 
     @staticmethod
-    def forward(ctx: Context, x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
-        ctx.save_for_backward(weight if ctx.needs_input_grad[0] else None, x if ctx.needs_input_grad[1] else None)
-        out = matmul_op(x, weight.t())
+    def forward(ctx: Context, bias: Optional[Tensor], x: Tensor, weight_t: Tensor) -> Tensor:
+        if bias is None:
+            ctx.grad_fn_name = "MmBackward0"
+        ctx.save_for_backward(weight_t if ctx.needs_input_grad[1] else None, x if ctx.needs_input_grad[2] else None)
+        out = matmul_op(x, weight_t)
         return out if bias is None else zip_op("add", out, bias, out=out)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
-        weight, x = ctx.saved_tensors
-        grad_x = grad @ weight if ctx.needs_input_grad[0] else None
-        grad_weight = grad.t() @ x if ctx.needs_input_grad[1] else None
-        grad_bias = grad.sum(0) if ctx.needs_input_grad[2] else None
-        return grad_x, grad_weight, grad_bias
+        weight_t, x = ctx.saved_tensors
+        grad_bias = grad.sum(0) if ctx.needs_input_grad[0] else None
+        grad_x = grad @ weight_t.t() if ctx.needs_input_grad[1] else None
+        grad_weight_t = x.t() @ grad if ctx.needs_input_grad[2] else None
+        return grad_bias, grad_x, grad_weight_t
 
 
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """``x @ weight.t() + bias``: one :class:`Addmm` node when the operands are a batch of rows,
-    a matrix and a vector that fit together (of one dtype and device); the separate ops
-    otherwise, which also give their errors for operands that don't fit."""
+    """``x @ weight.t() + bias`` as PyTorch records it: one :class:`Addmm` node for a batch of
+    rows, and for any other number of leading dimensions the rows flattened into one batch
+    and the result viewed back (``ViewBackward0``), when the operands fit together (one dtype
+    and device, matching sizes); the separate ops otherwise, which also give their errors."""
     fits = (
-        x.dim() == 2 and weight.dim() == 2 and x.shape[1] == weight.shape[1] and x.dtype is weight.dtype
+        x.dim() >= 1 and weight.dim() == 2 and x.shape[-1] == weight.shape[1] and x.dtype is weight.dtype
         and x.device == weight.device
         and (bias is None or (bias.shape == (weight.shape[0],) and bias.dtype is x.dtype and bias.device == x.device))
     )
-    if fits:
-        return Addmm.apply(x, weight, bias)
-    out = x @ weight.t()
-    return out + bias if bias is not None else out
+    if not fits:
+        out = x @ weight.t()
+        return out + bias if bias is not None else out
+    if x.dim() == 2:
+        return Addmm.apply(bias, x, weight.t())
+    # PyTorch unsqueezes a single row for a plain product, and views it for one with a bias
+    rows = x.unsqueeze(0) if x.dim() == 1 and bias is None else x.reshape(-1, x.shape[-1])
+    return Addmm.apply(bias, rows, weight.t()).view(*x.shape[:-1], weight.shape[0])
