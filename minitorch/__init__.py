@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import math
+
 from . import accelerator, autograd, backends, cuda, random
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
@@ -37,7 +39,7 @@ from .ops.shape_ops import (
     roll, split, take_along_dim, tile, tril, triu, unbind, unique,
 )
 from .ops.shape_ops import where_or_nonzero as where
-from .ops.diagonal import diag, diag_embed, diagonal, narrow
+from .ops.diagonal import diag, diag_embed, diagonal, narrow, trace
 from .ops.einsum import einsum
 from .ops.products import baddbmm, cdist, cosine_similarity, cross, kron, meshgrid, tensordot
 from .ops.scatter import index_copy, index_fill, scatter, scatter_reduce
@@ -60,6 +62,12 @@ float = float32  # noqa: A001 - PyTorch's public names
 double = float64
 long = int64
 int = int32  # noqa: A001
+
+# PyTorch's module-level constants (``torch.pi`` and friends), the floats of the math module
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
 
 from . import nn  # noqa: E402 - after the tensor API it builds on
 from .nn.functional.activation import log_softmax, softmax  # noqa: E402 - torch.softmax is F.softmax

@@ -55,3 +55,31 @@ def test_top_level_softmax_and_log_softmax_match_torch(torch_ref: ModuleType) ->
         mine = getattr(minitorch, name)(minitorch.tensor(data, dtype=minitorch.float64), 1)
         theirs = getattr(torch_ref, name)(torch_ref.tensor(data, dtype=torch_ref.float64), 1)
         np.testing.assert_allclose(mine.tolist(), theirs.tolist(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("rows,cols", [(3, 3), (2, 4), (4, 2)])
+def test_trace_matches_torch(rows: int, cols: int, torch_ref: ModuleType) -> None:
+    results = []
+    for lib in (minitorch, torch_ref):
+        a = lib.arange(rows * cols, dtype=lib.float64).view(rows, cols).requires_grad_()
+        out = lib.trace(a)
+        out.backward()
+        results.append((out.item(), a.grad.tolist(), type(out.grad_fn).__name__, a.trace().item()))
+    assert results[0] == results[1]
+
+
+def test_trace_of_integers_and_its_error_match_torch(torch_ref: ModuleType) -> None:
+    outs = [lib.arange(4).view(2, 2).trace() for lib in (minitorch, torch_ref)]
+    assert (outs[0].item(), str(outs[0].dtype).split(".")[-1]) == (outs[1].item(), str(outs[1].dtype).split(".")[-1])
+    messages = []
+    for lib in (minitorch, torch_ref):
+        with pytest.raises(RuntimeError) as caught:
+            lib.trace(lib.ones(2, 2, 2))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+def test_module_constants_are_torchs(torch_ref: ModuleType) -> None:
+    for name in ("pi", "e", "inf"):
+        assert getattr(minitorch, name) == getattr(torch_ref, name)
+    assert math.isnan(minitorch.nan)

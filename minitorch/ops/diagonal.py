@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..autograd.composite import composite
 from ..autograd.function import Context, Function
 from ..creation import tensor as make_tensor
 from ..dispatch import empty, map_op
@@ -161,11 +162,25 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:  # no
     return Unfold.apply(input, d, int(size), int(step))
 
 
+def trace(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    r""":math:`\sum_i A_{ii}` of a matrix (rectangular too), one ``TraceBackward0`` node."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return composite("TraceBackward0", _diagonal_sum, input)
+
+
+def _diagonal_sum(input: Tensor) -> Tensor:  # noqa: A002
+    return diagonal(input).sum()
+
+
 class TensorMethods:
     """``t.diagonal(...)``, ``t.diag(...)``, ``t.unfold(...)``, ``t.tril_(...)`` and friends (attached below)."""
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         return diagonal(self, offset, dim1, dim2)
+
+    def trace(self) -> Tensor:
+        return trace(self)
 
     def diag(self, diagonal: int = 0) -> Tensor:
         return diag(self, diagonal)
