@@ -27,6 +27,7 @@ from .toplevel import (
     addmm, all, allclose, any, argmax, argmin, bmm, clone, dot, equal, flatten, isclose, matmul, max, maximum, mv,
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
+from .toplevel import add, div, divide, floor_divide, is_floating_point, ravel, rsub, sub, subtract, true_divide
 from .legacy_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors

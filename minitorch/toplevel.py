@@ -11,7 +11,7 @@ import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
 from .keywords import accepts_keepdims
-from .tensor import Tensor, where
+from .tensor import Tensor, result_dtype, where
 from .tensor import matmul as _matmul
 
 
@@ -126,6 +126,65 @@ def clone(input: Tensor) -> Tensor:
     return input.clone()
 
 
+def add(input: Any, other: Any, *, alpha: Any = 1, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002 - PyTorch's names
+    r""":math:`\text{input} + \alpha\,\text{other}`, broadcast."""
+    return _into(out, input.add(other, alpha=alpha), "add")
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    r""":math:`\text{input} - \alpha\,\text{other}`, broadcast."""
+    return _into(out, input.sub(other, alpha=alpha), "sub")
+
+
+subtract = sub
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    r""":math:`\text{other} - \alpha\,\text{input}`."""
+    return (input * alpha if alpha != 1 else input).neg() + other
+
+
+#: ``rounding_mode`` of :func:`div`: no rounding, towards zero, or towards minus infinity
+ROUNDING_MODES = (None, "trunc", "floor")
+
+
+def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None,  # noqa: A002
+        out: Optional[Tensor] = None) -> Tensor:
+    """True division, or rounded towards zero (``'trunc'``) or down (``'floor'``); rounded
+    division of integers stays integer, as in PyTorch."""
+    if rounding_mode not in ROUNDING_MODES:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    numerator = input
+    quotient = numerator.div(other)
+    if rounding_mode is not None:
+        quotient = quotient.trunc() if rounding_mode == "trunc" else quotient.floor()
+        integers = not numerator.is_floating_point() and not (
+            isinstance(other, float) or (isinstance(other, Tensor) and other.is_floating_point()))
+        if integers:
+            quotient = quotient.to(numerator.dtype if not isinstance(other, Tensor) else result_dtype(numerator, other))
+    return _into(out, quotient, "div")
+
+
+divide = div
+
+
+def true_divide(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    return div(input, other, out=out)
+
+
+def floor_divide(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    return div(input, other, rounding_mode="floor", out=out)
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002
+    return input.is_floating_point()
+
+
+def ravel(input: Tensor) -> Tensor:  # noqa: A002
+    """All elements in one dimension (a view where the layout allows)."""
+    return input.reshape(-1)
+
+
 def mul(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002 - PyTorch's names
     """Elementwise product (``input`` may be a number)."""
     return _into(out, input * other if isinstance(input, Tensor) else other * input, "mul")
@@ -184,6 +243,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
 
 
 __all__ = [
+    "add", "div", "divide", "floor_divide", "is_floating_point", "ravel", "rsub", "sub", "subtract", "true_divide",
     "abs", "addmm", "all", "allclose", "any", "argmax", "argmin", "bmm", "dot", "mv", "clone", "equal", "exp", "flatten",
     "isclose", "log", "matmul", "mul", "multiply", "max", "maximum", "mean", "min", "minimum", "mm", "permute", "pow", "relu",
     "reshape", "sigmoid", "sqrt", "squeeze", "std", "sum", "tanh", "transpose", "unsqueeze", "var", "where",
