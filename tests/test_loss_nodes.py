@@ -150,3 +150,17 @@ def test_addcmul_and_addcdiv_are_one_node_as_in_torch(name: str, torch_ref: Modu
     assert results[0][0] == results[1][0]
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
     np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_is_one_node_as_in_torch(reduction: str, torch_ref: ModuleType) -> None:
+    results = []
+    for lib in (minitorch, torch_ref):
+        x = lib.tensor(INPUT, dtype=lib.float64, requires_grad=True)
+        out = lib.nn.functional.nll_loss(lib.nn.functional.log_softmax(x, 1), lib.tensor([2, -100]),
+                                         weight=lib.tensor([1.0, 2.0, 0.5], dtype=lib.float64), reduction=reduction)
+        out.sum().backward()
+        results.append((_names(out), np.asarray(out.tolist()), np.asarray(x.grad.tolist())))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-12)
