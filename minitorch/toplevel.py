@@ -11,7 +11,8 @@ import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
 from .keywords import accepts_keepdims
-from .tensor import Tensor, result_dtype, where
+from .creation import full_like
+from .tensor import Tensor, add_tensor_methods, result_dtype, where
 from .tensor import matmul as _matmul
 
 
@@ -174,6 +175,18 @@ def true_divide(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tens
 
 def floor_divide(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
     return div(input, other, rounding_mode="floor", out=out)
+
+
+def _floor_divide_reflected(self: Tensor, other: Any) -> Tensor:
+    return floor_divide(full_like(self, other), self)
+
+
+#: ``a // b`` on tensors, as PyTorch: division rounded down
+add_tensor_methods({
+    "floor_divide": floor_divide,
+    "__floordiv__": floor_divide,
+    "__rfloordiv__": _floor_divide_reflected,
+})
 
 
 def is_floating_point(input: Tensor) -> bool:  # noqa: A002

@@ -64,3 +64,14 @@ def test_a_bad_rounding_mode_is_refused_as_torch(torch_ref: ModuleType) -> None:
 def test_is_floating_point_matches_torch(torch_ref: ModuleType) -> None:
     for lib in (minitorch, torch_ref):
         assert lib.is_floating_point(lib.ones(1)) and not lib.is_floating_point(lib.ones(1, dtype=lib.int64))
+
+
+@pytest.mark.parametrize("data", [FLOATS, INTS], ids=["float64", "int64"])
+def test_floor_division_operator_matches_torch(data: tuple, torch_ref: ModuleType) -> None:
+    results = []
+    for lib in (minitorch, torch_ref):
+        dtype = lib.float64 if isinstance(data[0][0][0], float) else lib.int64
+        a, b = lib.tensor(data[0], dtype=dtype), lib.tensor(data[1], dtype=dtype)
+        outs = (a // b, a // 2, 7 // b, a.floor_divide(b))
+        results.append([(str(o.dtype).split(".")[-1], o.tolist()) for o in outs])
+    assert results[0] == results[1]
