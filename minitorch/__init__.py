@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from . import accelerator, autograd, backends, cuda, random
+from . import accelerator, autograd, backends, cuda, random, return_types
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
     arange, as_tensor, cat, concat, empty, empty_like, eye, from_numpy, full, full_like, is_tensor, linspace,

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Unio
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, return_types
 from .autograd import engine
 from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
@@ -902,7 +902,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         indices = self._arg_extreme("arg" + op, d, keepdim)
         if not self.dim():
             values = values.view(())
-        return ValuesIndices(values, indices)
+        return (return_types.max if op == "max" else return_types.min)(values, indices)
 
     @accepts_keepdims
     def max(self, dim: Optional[Union[int, "Tensor"]] = None, keepdim: bool = False) -> Any:

@@ -11,12 +11,12 @@ The methods live on :class:`ExtraReductions`, which ``Tensor`` inherits.
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
 from ..autograd.function import Context, Function
+from .. import return_types
 from ..keywords import accepts_keepdims
 
 if TYPE_CHECKING:  # Tensor inherits ExtraReductions from this module: the import runs the other way
@@ -24,9 +24,9 @@ if TYPE_CHECKING:  # Tensor inherits ExtraReductions from this module: the impor
 
 Dims = Optional[Union[int, Sequence[int]]]
 
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
-MedianResult = namedtuple("median", ["values", "indices"])
+SortResult = return_types.sort
+TopkResult = return_types.topk
+MedianResult = return_types.median
 
 
 def _dim_tuple(t: Tensor, dim: Dims) -> tuple[int, ...]:

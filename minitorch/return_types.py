@@ -1,0 +1,30 @@
+"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort``, ``topk`` and ``median(dim)`` return.
+
+Each prints as PyTorch's ``torch.return_types.topk(values=..., indices=...)``, one field per
+line, and unpacks as a plain ``(values, indices)`` tuple.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+FIELDS = ("values", "indices")
+
+
+def _named_result(name: str) -> type:
+    """A ``(values, indices)`` named tuple called ``name`` with PyTorch's repr."""
+    base = namedtuple(name, FIELDS)  # type: ignore[misc]
+
+    def __repr__(self: Any) -> str:
+        lines = ",\n".join(f"{field}={getattr(self, field)!r}" for field in FIELDS)
+        return f"{__name__.split('.')[0]}.return_types.{name}(\n{lines})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": __name__})
+
+
+max = _named_result("max")  # noqa: A001 - PyTorch's names
+min = _named_result("min")  # noqa: A001
+sort = _named_result("sort")
+topk = _named_result("topk")
+median = _named_result("median")
