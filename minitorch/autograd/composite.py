@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..dispatch import tensor_class
 from . import grad as differentiate
 from .function import Context, Function
 from .grad_mode import enable_grad, is_grad_enabled
@@ -53,7 +54,7 @@ class Composite(Function):
 
 
 def _is_tensor(value: Any) -> bool:
-    return hasattr(value, "_grad_node")
+    return isinstance(value, tensor_class())
 
 
 def composite(name: str, fn: Callable[..., Any], *inputs: Any) -> Any:
