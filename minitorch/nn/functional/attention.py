@@ -50,7 +50,7 @@ def canonical_mask(mask: Optional[Tensor], mask_name: str, target_type: Any, oth
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if other is not None and other.dtype != mask.dtype:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.",
-                      stacklevel=3)
+                      stacklevel=2)
     return where(mask, -math.inf, 0.0).to(target_type) if mask.dtype is dtypes.bool_ else mask
 
 
