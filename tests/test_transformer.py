@@ -409,3 +409,28 @@ def test_mismatched_mask_types_warn_as_torch(torch_ref) -> None:
         out = layer(ours(src), ours(float_mask), ours(bool_padding))
     assert_close(out, expected, **TOL)
     assert str(caught[0].message) == str(caught_ref[0].message)
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu", "GELU", "silu"])
+def test_activation_attribute_as_torch(torch_ref, activation: str) -> None:
+    """``layer.activation`` is the function (or the module) as in PyTorch, with the same ``activation_relu_or_gelu``."""
+    mine = nn.TransformerEncoderLayer(D_MODEL, HEADS, FF, activation=activation_for(nn, activation))
+    ref = torch_ref.nn.TransformerEncoderLayer(D_MODEL, HEADS, FF, activation=activation_for(torch_ref.nn, activation))
+    assert mine.activation_relu_or_gelu == ref.activation_relu_or_gelu
+    if activation in ("relu", "gelu"):
+        assert mine.activation is getattr(nn.functional, activation)
+    elif activation == "GELU":
+        assert isinstance(mine.activation, nn.GELU) and "activation" in dict(mine.named_children())
+    else:
+        assert mine.activation is nn.functional.silu
+
+
+def test_whole_model_saves_and_loads(tmp_path) -> None:
+    """A Transformer saves whole (``minitorch.save(model)``) and loads back computing the same."""
+    model = nn.Transformer(D_MODEL, HEADS, 1, 1, FF, dropout=0.0, activation="gelu", batch_first=True).double().eval()
+    minitorch.save(model, tmp_path / "model.pt")
+    loaded = minitorch.load(tmp_path / "model.pt", weights_only=False)
+    assert loaded.decoder.layers[0].activation is nn.functional.gelu
+    rng = np.random.default_rng(12)
+    src, tgt = ours(sequence(rng, SRC, True)), ours(sequence(rng, TGT, True))
+    np.testing.assert_array_equal(values(loaded(src, tgt)), values(model(src, tgt)))

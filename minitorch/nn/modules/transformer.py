@@ -47,15 +47,43 @@ DEFAULT_LAYER_NORM_EPS = 1e-5
 OTHER_ACTIVATION, RELU_ACTIVATION, GELU_ACTIVATION = 0, 1, 2
 
 
+#: the activations a layer names by string; a layer keeps these as their name, so it saves as data
+NAMED_ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"relu": F.relu, "gelu": F.gelu}
+
+
 def _activation_fn(activation: Activation) -> Callable[[Tensor], Tensor]:
     """The callable for ``"relu"``/``"gelu"``; any other callable unchanged."""
     if not isinstance(activation, str):
         return activation
-    if activation == "relu":
-        return F.relu
-    if activation == "gelu":
-        return F.gelu
-    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    if activation not in NAMED_ACTIVATIONS:
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return NAMED_ACTIVATIONS[activation]
+
+
+class _ActivationAttribute:
+    """The ``activation`` attribute of the Transformer layers, as PyTorch's: a function or a module.
+
+    ``F.relu`` and ``F.gelu`` are kept as their names (``_activation_name``), so a layer with
+    either saves whole (``minitorch.save(model)``); a module activation is a registered child,
+    any other callable a plain attribute.
+    """
+
+    @property
+    def activation(self) -> Callable[[Tensor], Tensor]:
+        state = self.__dict__
+        if "activation" in state["_modules"]:
+            return state["_modules"]["activation"]
+        name = state.get("_activation_name")
+        return NAMED_ACTIVATIONS[name] if name is not None else state["_activation_fn"]
+
+    @activation.setter
+    def activation(self, value: Callable[[Tensor], Tensor]) -> None:  # a module value never gets here: it registers
+        names = [name for name, fn in NAMED_ACTIVATIONS.items() if fn is value]
+        self.__dict__.pop("_activation_name" if not names else "_activation_fn", None)
+        if names:
+            self.__dict__["_activation_name"] = names[0]
+        else:
+            self.__dict__["_activation_fn"] = value
 
 
 def _clones(module: Module, n: int) -> ModuleList:
@@ -82,7 +110,7 @@ def _detect_is_causal_mask(mask: Optional[Tensor], is_causal: Optional[bool], si
     return tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all().item())
 
 
-class TransformerEncoderLayer(Module):
+class TransformerEncoderLayer(_ActivationAttribute, Module):
     """Self-attention and a feed-forward network, each with a residual connection and a LayerNorm."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = DEFAULT_FEEDFORWARD,
@@ -131,7 +159,7 @@ class TransformerEncoderLayer(Module):
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_ActivationAttribute, Module):
     """Self-attention over the target, attention over the memory, a feed-forward network; each residual and normed."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = DEFAULT_FEEDFORWARD,
