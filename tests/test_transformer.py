@@ -346,22 +346,28 @@ def test_encoder_inference_zeros_padded_positions_as_torch(torch_ref) -> None:
     """Eval mode, no gradient, batch first, even heads, left-aligned padding: PyTorch's nested-tensor path
     returns zeros (then the final norm) at padded positions; with gradients on, the ordinary values."""
     mine, ref = stack(torch_ref, "TransformerEncoder", {"batch_first": True})
+    with minitorch.no_grad():
+        mine.norm.bias.fill_(0.25)
+    with torch_ref.no_grad():
+        ref.norm.bias.fill_(0.25)
     assert mine.use_nested_tensor and ref.use_nested_tensor
     src = sequence(np.random.default_rng(9), SRC, True)
-    for kind in ("bool", "float"):
-        pad = padding(kind, SRC)
+    soft = np.where(padding("bool", SRC), -0.5, 0.0)  # nonzero: dropped by the nested path, not just biased
+    for pad in (padding("bool", SRC), padding("float", SRC), soft):
         with minitorch.no_grad(), torch_ref.no_grad():
-            out, expected = mine(ours(src), src_key_padding_mask=ours(pad)), ref(theirs(torch_ref, src),
-                                                                                   src_key_padding_mask=theirs(torch_ref, pad))
+            out = mine(ours(src), src_key_padding_mask=ours(pad))
+            expected = ref(theirs(torch_ref, src), src_key_padding_mask=theirs(torch_ref, pad))
         assert_close(out, expected, **TOL)
-        np.testing.assert_allclose(values(out)[1, -2:], values(mine.norm(minitorch.zeros(2, D_MODEL, dtype=minitorch.float64))))
+        np.testing.assert_allclose(values(out)[1, -2:], 0.25)
     with_grad = mine(ours(src), src_key_padding_mask=ours(padding("bool", SRC)))
-    assert np.abs(values(with_grad)[1, -2:] - values(out)[1, -2:]).max() > 1e-3
+    assert np.abs(values(with_grad)[1, -2:] - 0.25).max() > 1e-3
     right_aligned = padding("bool", SRC)[:, ::-1].copy()
-    with minitorch.no_grad(), torch_ref.no_grad():
-        out = mine(ours(src), src_key_padding_mask=ours(right_aligned))
-        expected = ref(theirs(torch_ref, src), src_key_padding_mask=theirs(torch_ref, right_aligned))
-    assert_close(out, expected, **TOL)
+    for check in (True, False):  # unchecked, a row of n real tokens counts as its first n positions
+        mine.mask_check = ref.mask_check = check
+        with minitorch.no_grad(), torch_ref.no_grad():
+            out = mine(ours(src), src_key_padding_mask=ours(right_aligned))
+            expected = ref(theirs(torch_ref, src), src_key_padding_mask=theirs(torch_ref, right_aligned))
+        assert_close(out, expected, **TOL)
 
 
 def test_nested_tensor_warning_matches_torch(torch_ref) -> None:

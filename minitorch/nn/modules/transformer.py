@@ -22,7 +22,7 @@ import math
 import warnings
 from typing import Any, Callable, Optional, Union
 
-from ... import creation
+from ... import creation, dtypes
 from ...autograd import is_grad_enabled
 from ...tensor import Tensor
 from .. import functional as F
@@ -235,9 +235,9 @@ def _why_no_nested_tensor(layer: Module) -> str:
     return ""
 
 
-def _left_aligned(padded: Tensor) -> bool:
-    """Whether every row of the boolean ``(N, S)`` ``padded`` is real tokens followed only by padding."""
-    return all(row == sorted(row) for row in padded.tolist())
+def _as_left_aligned(padded: list[list[bool]]) -> list[list[bool]]:
+    """Each row of ``padded`` (True: padding) as its count of real tokens followed by padding."""
+    return [[i >= row.count(False) for i in range(len(row))] for row in padded]
 
 
 class TransformerEncoder(Module):
@@ -246,7 +246,8 @@ class TransformerEncoder(Module):
     Like PyTorch, an encoder that could run on nested tensors (``use_nested_tensor``) in
     inference (eval mode, no gradient wanted) with a left-aligned ``src_key_padding_mask``
     and no ``mask`` returns zeros at the padded positions (before ``norm``): PyTorch drops
-    those positions there and pads the result back with zeros.
+    those positions there and pads the result back with zeros. ``mask_check=False`` skips
+    the check that the padding is left-aligned, as PyTorch does (see ``_nested_padding``).
     """
 
     def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Optional[Module] = None,
@@ -264,8 +265,13 @@ class TransformerEncoder(Module):
                           stacklevel=2)
             self.use_nested_tensor = False
 
-    def _padded_positions(self, src: Tensor, mask: Optional[Tensor], key_padding_mask: Optional[Tensor]) -> Optional[Tensor]:
-        """The boolean ``(N, S)`` positions PyTorch's nested-tensor path would zero, or None when it would not run."""
+    def _nested_padding(self, src: Tensor, mask: Optional[Tensor], key_padding_mask: Optional[Tensor]) -> Optional[Tensor]:
+        """The boolean ``(N, S)`` padding PyTorch's nested-tensor path would drop, or None when it would not run.
+
+        The path treats every nonzero of a float mask as padding and, with ``mask_check=False``,
+        a row of ``n`` real tokens as its first ``n`` positions (it does not check the row is
+        left-aligned).
+        """
         first = self.layers[0]
         if (not self.use_nested_tensor or first.training or src.dim() != 3 or key_padding_mask is None
                 or mask is not None):
@@ -274,20 +280,24 @@ class TransformerEncoder(Module):
                    *first.linear1.parameters(), *first.linear2.parameters()]
         if is_grad_enabled() and any(t.requires_grad for t in weights):
             return None
-        padded = key_padding_mask != 0
-        return padded if _left_aligned(padded) else None
+        padded = (key_padding_mask != 0).tolist()
+        aligned = _as_left_aligned(padded)
+        if self.mask_check and aligned != padded:
+            return None
+        return creation.tensor(aligned, dtype=dtypes.bool_, device=src.device)
 
     def forward(self, src: Tensor, mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: Optional[bool] = None) -> Tensor:
         """``src`` through every layer; ``is_causal=None`` detects whether ``mask`` is the causal mask."""
         src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype, mask, "mask")
         mask = canonical_mask(mask, "mask", src.dtype)
-        padded = self._padded_positions(src, mask, src_key_padding_mask)
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
+        layer_padding = src_key_padding_mask if padded is None else canonical_mask(padded, "", src.dtype)
         first = self.layers[0]
         is_causal = _detect_is_causal_mask(mask, is_causal, _sequence_length(src, first.self_attn.batch_first))
         output = src
         for layer in self.layers:
-            output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+            output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=layer_padding)
         if padded is not None:
             output = output.masked_fill(padded.unsqueeze(-1), 0.0)
         return self.norm(output) if self.norm is not None else output
