@@ -401,6 +401,10 @@ def test_errors_match_torch(torch_ref) -> None:
                       lambda: ref.decoder(theirs(torch_ref, tgt), theirs(torch_ref, src), tgt_is_causal=True))
     assert_same_error(lambda: mine.encoder(ours(src), is_causal=True),
                       lambda: ref.encoder(theirs(torch_ref, src), is_causal=True))
+    attn, attn_ref = build(torch_ref, "MultiheadAttention", D_MODEL, HEADS, add_bias_kv=True)
+    int_padding = np.zeros((BATCH, SRC), dtype=np.int64)
+    assert_same_error(lambda: attn(*[ours(src)] * 3, key_padding_mask=ours(int_padding)),
+                      lambda: attn_ref(*[theirs(torch_ref, src)] * 3, key_padding_mask=theirs(torch_ref, int_padding)))
 
 
 def test_mismatched_mask_types_warn_as_torch(torch_ref) -> None:
