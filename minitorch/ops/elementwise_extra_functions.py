@@ -158,7 +158,8 @@ class NanToNum(Function):
 class Prod(Function):
     r""":math:`p = \prod_i a_i` along ``dim`` (all elements for None);
     :math:`\partial p / \partial a_i = \prod_{j \ne i} a_j`: :math:`p / a_i` when the slice has no
-    zero, the product of the others at its only zero, and 0 everywhere else."""
+    zero, the product of the others at its only zero, and 0 everywhere else; written so that its
+    own gradient (second derivatives) is exact at zeros too."""
 
     grad_fn_name = "ProdBackward0"
 
@@ -171,22 +172,25 @@ class Prod(Function):
             ctx.grad_fn_name = "ProdBackward1"
             out = reduce_op("prod", a, dim)
             out = out if keepdim else out.squeeze(dim)
-        ctx.save_for_backward(a, out)
+        ctx.save_for_backward(a)
         return out
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
-        a, out = ctx.saved_tensors
-        if ctx.dim is None:
-            dims, kept_out, kept_grad = None, out, grad
-        else:
-            dims = ctx.dim
-            kept_out = out if ctx.keepdim else out.unsqueeze(ctx.dim)
-            kept_grad = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+        (a,) = ctx.saved_tensors
+        dims = ctx.dim
+        kept_grad = grad if dims is None or ctx.keepdim else grad.unsqueeze(dims)
         is_zero = a == 0
         zeros = is_zero.sum() if dims is None else is_zero.sum(dims, keepdim=True)
-        others = a.new_ones(()).where(is_zero, a)  # the zeros as 1: the product of the others at a lone zero
-        others_product = Prod.apply(others, dims, True)
-        at_lone_zero = is_zero & (zeros == 1)
-        local = (kept_out / a).where(zeros == 0, others_product.where(at_lone_zero, a.new_zeros(())))
+        others = a.new_ones(()).where(is_zero, a)  # the zeros as 1
+        product = Prod.apply(others, dims, True)  # P: the product of the nonzero elements
+        ratio = product / others  # the product of the others where no zero is left out
+        # the zeros' values (0, but differentiable): written as products with them, the
+        # gradient's own gradient (create_graph) is exact at zeros too
+        zero_values = a * is_zero
+        zero_sum = zero_values.sum() if dims is None else zero_values.sum(dims, keepdim=True)
+        nothing = a.new_zeros(())
+        one_zero = product.where(is_zero, zero_sum * ratio)
+        two_zeros = ((zero_sum - a) * product).where(is_zero, nothing)
+        local = ratio.where(zeros == 0, one_zero.where(zeros == 1, two_zeros.where(zeros == 2, nothing)))
         return kept_grad * local, None, None

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from ..autograd.function import Context, Function
+from ..autograd.linear_map import linear_map
 from ..dispatch import empty, map_op
 from ..tensor_data import TensorData
 
@@ -68,10 +69,14 @@ class AsStrided(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
-        full = empty(ctx.base_shape, grad.dtype, grad.device)
-        full._raw_fill(0)
-        map_op("copy", grad, out=_region(full, ctx.geometry))
-        return full, None
+        def scatter(g: Tensor) -> Tensor:
+            full = empty(ctx.base_shape, g.dtype, g.device)
+            full._raw_fill(0)
+            map_op("copy", g, out=_region(full, ctx.geometry))
+            return full
+
+        adjoint = lambda g: AsStrided.apply(g.contiguous(), ctx.geometry)  # noqa: E731
+        return linear_map(grad, scatter, adjoint, "AsStridedBackwardBackward0"), None
 
 
 def rebase_view(base: Tensor, view: Tensor, result: Tensor) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..autograd.engine import sum_to_shape
 from ..autograd.function import Context, Function
+from ..autograd.linear_map import linear_map
 from ..dispatch import empty, map_op, tensor_class
 from ..index_checks import INDEX_DTYPES
 from ..tensor_data import TensorData, expand_strides, view_strides
@@ -174,11 +175,14 @@ class Slice(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
-        full = empty(ctx.input_shape, grad.dtype, grad.device)
-        full._raw_fill(0)
-        target = full._view_of(basic_index(full._data, ctx.key))
-        map_op("copy", grad, out=target)
-        return full, None
+        def scatter(g: Tensor) -> Tensor:
+            full = empty(ctx.input_shape, g.dtype, g.device)
+            full._raw_fill(0)
+            map_op("copy", g, out=full._view_of(basic_index(full._data, ctx.key)))
+            return full
+
+        name = ctx.grad_fn_name.replace("Backward0", "BackwardBackward0")
+        return linear_map(grad, scatter, lambda g: Slice.apply(g, ctx.key), name), None
 
 
 class Cat(Function):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ..autograd.function import Context, Function
+from ..autograd.linear_map import linear_map
 from ..dispatch import accumulate_op, empty, map_op
 from ..tensor_data import TensorData
 
@@ -78,12 +79,19 @@ class Windows(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None, None]:
+        # under create_graph the scatter is recorded: its own gradient is this window view again
+        adjoint = lambda g: Windows.apply(g, *ctx.layout)  # noqa: E731
+        return linear_map(grad, lambda g: Windows.add_back(ctx, g), adjoint, "WindowsBackwardBackward0"), None, None, None, None
+
+    @staticmethod
+    def add_back(ctx: Context, grad: Tensor) -> Tensor:
+        """Zeros of the input's shape with each window's gradient added back where it was read."""
         # BEGIN SOLUTION 5.4
         full = empty(ctx.input_shape, grad.dtype, grad.device)
         full._raw_fill(0)
         target = full._view_of(window_data(full._data, *ctx.layout))
         accumulate_op(grad, target)
-        return full, None, None, None, None
+        return full
         # END SOLUTION
 
 
