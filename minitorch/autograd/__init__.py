@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Optional, Sequence, Union
 
 from .function import Context, Function
@@ -10,10 +11,25 @@ from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, se
 
 def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", Sequence["Tensor"]],  # noqa: F821
          grad_outputs: Optional[Sequence["Tensor"]] = None, retain_graph: Optional[bool] = None,  # noqa: F821
-         create_graph: bool = False, allow_unused: bool = False) -> tuple:
-    """Gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated in ``.grad``."""
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: Optional[bool] = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """Gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated in ``.grad``.
+
+    ``only_inputs`` is PyTorch's deprecated flag (ignored there too); ``materialize_grads`` gives
+    zeros for inputs the outputs do not depend on.
+    """
     from ..tensor import Tensor
     from . import engine
+
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", stacklevel=2)
+    if is_grads_batched:
+        raise NotImplementedError("grad(is_grads_batched=True) is not supported: call grad once per batch entry")
+    if allow_unused is False and materialize_grads:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    allow_unused = bool(allow_unused) or materialize_grads
 
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
@@ -35,6 +51,10 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
     retain = create_graph if retain_graph is None else retain_graph
     results = engine.run_backward(outs, seeds, retain, create_graph, capture=ins)
     assert results is not None
+    if materialize_grads:
+        from ..creation import zeros_like
+
+        results = [zeros_like(x) if value is None else value for value, x in zip(results, ins)]
     for position, value in enumerate(results):
         if value is None and not allow_unused:
             raise RuntimeError(
