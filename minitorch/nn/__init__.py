@@ -25,3 +25,9 @@ from . import utils  # noqa: E402
 
 # ---- recurrent layers (issue 19) ----
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+# ---- more losses and EmbeddingBag (issue 19) ----
+from .modules import (  # noqa: E402
+    CosineEmbeddingLoss, EmbeddingBag, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss,
+    MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+)

@@ -36,3 +36,15 @@ LAYERS = [
 __all__ += LAYERS
 RECURRENT = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 __all__ += RECURRENT
+
+# ---- more losses (issue 19) ----
+from .loss_extra import (  # noqa: E402
+    CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, MultiMarginLoss,
+    PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+)
+from .sparse import EmbeddingBag  # noqa: E402
+MORE_LOSSES = [
+    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss", "MarginRankingLoss", "MultiMarginLoss",
+    "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
+]
+__all__ += MORE_LOSSES + ["EmbeddingBag"]
