@@ -19,7 +19,7 @@ from ...creation import arange, ones_like
 from ...ops.indexing import Gather
 from ...tensor import Tensor, where
 from ._utils import check_reduction, reduce_loss, shape_list
-from .loss import _legacy_reduction
+from .loss import _legacy_reduction, _refuse_grad
 
 #: ``cosine_embedding_loss`` adds this to each squared length, so a zero vector has a cosine
 COSINE_EPS = 1e-12
@@ -42,7 +42,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  
 
     .. math:: q\,(\log q - x) \quad\text{or, with log\_target,}\quad e^{t}\,(t - x)
 
-    ``'batchmean'`` divides the sum by the batch size (the divergence per sample).
+    ``'batchmean'`` divides the sum by the batch size (the divergence per sample). Where
+    :math:`q = 0` the term is 0, and its gradient in :math:`q` is :math:`-x` (PyTorch's is NaN there).
     """
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -131,6 +132,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool]
     r"""Logistic loss of a :math:`\pm 1` target: :math:`\log(1 + e^{-y x})`."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction)
+    _refuse_grad("soft_margin_loss", target=target)
     return composite("SoftMarginLossBackward0", partial(_soft_margin_loss, reduction=reduction), input, target)
 
 
