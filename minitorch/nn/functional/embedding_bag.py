@@ -15,10 +15,12 @@ mask, so the sum, mean and max are ordinary differentiable reductions.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 import numpy as np
 
+from ...autograd.composite import composite
 from ...creation import tensor, zeros
 from ...index_checks import INDEX_DTYPES
 from ...tensor import Tensor, where
@@ -115,11 +117,12 @@ def embedding_bag(
         raise RuntimeError(f"Index {k} of input takes value {indices[k]} which is not in the valid range [0, {num})")
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
-    return _reduce_bags(weight, indices, starts, ends, mode, per_sample_weights, padding_idx)
+    return composite("EmbeddingBagBackward0", partial(_reduce_bags, indices=indices, starts=starts, ends=ends,
+                                                      mode=mode, padding_idx=padding_idx), weight, per_sample_weights)
 
 
-def _reduce_bags(weight: Tensor, indices: np.ndarray, starts: np.ndarray, ends: np.ndarray, mode: str,
-                 per_sample_weights: Optional[Tensor], padding_idx: Optional[int]) -> Tensor:
+def _reduce_bags(weight: Tensor, per_sample_weights: Optional[Tensor], indices: np.ndarray, starts: np.ndarray,
+                 ends: np.ndarray, mode: str, padding_idx: Optional[int]) -> Tensor:
     bags, dim = len(starts), weight.shape[1]
     sizes = ends - starts
     longest = int(sizes.max()) if bags else 0

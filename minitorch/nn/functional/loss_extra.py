@@ -109,7 +109,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) != 1:
         raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D inputs")
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           "inputs")
     to_positive = pairwise_distance(anchor, positive, p, eps)
     to_negative = pairwise_distance(anchor, negative, p, eps)
     if swap:
