@@ -359,6 +359,20 @@ def test_multi_margin_errors_as_torch(torch_ref, target, weight, shape) -> None:
                                                                         weight=w_theirs))
 
 
+def test_multi_margin_target_dtype_and_weight_grad_as_torch(torch_ref) -> None:
+    x = rng(1).standard_normal((3, 4))
+    for target in (np.array([0.0, 1.0, 2.0]), np.array([True, False, True])):
+        assert_same_error(lambda: F.multi_margin_loss(ours(x), ours(target)),
+                          lambda: torch_ref.nn.functional.multi_margin_loss(theirs(torch_ref, x), theirs(torch_ref, target)))
+    assert_same_error(lambda: F.multi_margin_loss(ours(x), minitorch.tensor([0, 1, 2], dtype=minitorch.int32)),
+                      lambda: torch_ref.nn.functional.multi_margin_loss(theirs(torch_ref, x),
+                                                                        torch_ref.tensor([0, 1, 2], dtype=torch_ref.int32)))
+    target, weight = np.array([0, 1, 2]), np.ones(4)
+    assert_same_error(lambda: F.multi_margin_loss(ours(x), ours(target), weight=ours(weight, grad=True)),
+                      lambda: torch_ref.nn.functional.multi_margin_loss(theirs(torch_ref, x), theirs(torch_ref, target),
+                                                                        weight=theirs(torch_ref, weight, grad=True)))
+
+
 def test_gaussian_negative_variance_as_torch(torch_ref) -> None:
     x, v = rng(1).standard_normal(3), -np.ones(3)
     assert_same_error(lambda: F.gaussian_nll_loss(ours(x), ours(x), ours(v)),
