@@ -168,3 +168,11 @@ def test_errors_as_torch(torch_ref) -> None:
         optimizer.step(closure)
     assert_same_error(lambda: step(minitorch, ours), lambda: step(torch_ref, theirs))
     assert minitorch.optim.LBFGS([ours], max_iter=8).defaults["max_eval"] == 10
+    assert_same_error(lambda: minitorch.optim.LBFGS([ours], lr=minitorch.tensor([1.0, 2.0])),
+                      lambda: torch_ref.optim.LBFGS([theirs], lr=torch_ref.tensor([1.0, 2.0])))
+
+
+def test_tensor_lr_matches_torch(torch_ref) -> None:
+    ours, _, _ = run(minitorch, "regression", {"lr": minitorch.tensor(0.5, dtype=minitorch.float64)}, 2)
+    theirs, _, _ = run(torch_ref, "regression", {"lr": torch_ref.tensor(0.5, dtype=torch_ref.float64)}, 2)
+    np.testing.assert_allclose(np.array(ours), np.array(theirs), **TRAJECTORY)

@@ -17,7 +17,7 @@ where :math:`\gamma = y^\top s / y^\top y` of the newest pair. A pair is kept on
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import cat, zeros
@@ -34,10 +34,12 @@ EVALS_PER_ITER = (5, 4)
 class LBFGS(Optimizer):
     """Limited-memory BFGS over one group of parameters; ``step(closure)`` needs the closure."""
 
-    def __init__(self, params: ParamsT, lr: float = 1, max_iter: int = 20, max_eval: Optional[int] = None,
-                 tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
-                 line_search_fn: Optional[str] = None) -> None:
-        if not 0.0 <= lr:
+    def __init__(self, params: ParamsT, lr: Union[float, Tensor] = 1, max_iter: int = 20,
+                 max_eval: Optional[int] = None, tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9,
+                 history_size: int = 100, line_search_fn: Optional[str] = None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= float(lr):
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * EVALS_PER_ITER[0] // EVALS_PER_ITER[1]
@@ -81,7 +83,7 @@ class LBFGS(Optimizer):
 
     def _step(self, closure: Callable[[], Any]) -> Any:
         group = self.param_groups[0]
-        lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        lr, max_iter, max_eval = float(group["lr"]), group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         history_size, line_search_fn = group["history_size"], group["line_search_fn"]
         state = self.state[self._params[0]]
