@@ -25,7 +25,7 @@ from .normalization import batch_norm, group_norm, layer_norm
 from .padding import pad
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 from .sparse import embedding, one_hot
-from .embedding_bag import embedding_bag  # noqa: E402
+from .embedding_bag import embedding_bag
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
