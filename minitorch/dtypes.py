@@ -34,6 +34,12 @@ class dtype:  # noqa: N801 - PyTorch's spelling
     def __repr__(self) -> str:
         return f"minitorch.{self.name}"
 
+    def __copy__(self) -> "dtype":
+        return self  # one object per element type: copies compare with ``is``
+
+    def __deepcopy__(self, memo: dict) -> "dtype":
+        return self
+
 
 BOOLEAN, INTEGRAL, FLOATING = 0, 1, 2
 

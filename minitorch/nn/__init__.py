@@ -26,3 +26,9 @@ from . import utils  # noqa: E402
 # ---- recurrent layers (issue 19) ----
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 from .modules import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer  # noqa: E402,E501
+
+# ---- more losses and EmbeddingBag (issue 19) ----
+from .modules import (  # noqa: E402
+    CosineEmbeddingLoss, EmbeddingBag, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss,
+    MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+)

@@ -16,10 +16,16 @@ from .loss import (
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
     smooth_l1_loss,
 )
+from . import loss_extra
+from .loss_extra import (  # noqa: F401 - the further losses (issue 19)
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, kl_div, margin_ranking_loss, multi_margin_loss,
+    pairwise_distance, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+)
 from .normalization import batch_norm, group_norm, layer_norm
 from .padding import pad
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 from .sparse import embedding, one_hot
+from .embedding_bag import embedding_bag
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
@@ -29,3 +35,5 @@ __all__ = [
     "multi_head_attention", "nll_loss", "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention",
     "scatter_add", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
 ]
+__all__ += loss_extra.__all__
+__all__ += ["embedding_bag"]

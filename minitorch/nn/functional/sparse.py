@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from ... import dtypes
+from ...autograd.grad_mode import no_grad
+from ... import creation
 from ...creation import arange
 from ...ops.indexing import Gather
 from ...index_checks import INDEX_DTYPES, first_out_of_range
 from ...tensor import Tensor, where
+
+#: added to a row's norm before ``max_norm`` is divided by it, as PyTorch does
+RENORM_EPS = 1e-7
 
 
 def padding_index(padding_idx: Optional[int], num_embeddings: int) -> Optional[int]:
@@ -39,7 +46,8 @@ def embedding(
 ) -> Tensor:
     """Rows of ``weight`` at the indices in ``input`` (any shape): ``input.shape + (embedding_dim,)``.
 
-    The row at ``padding_idx`` gets no gradient.
+    The row at ``padding_idx`` gets no gradient. With ``max_norm`` the looked-up rows are first
+    renormalised in place (see :func:`embedding_renorm_`).
     """
     if padding_idx is not None and weight.dim() > 0:
         padding_idx = padding_index(padding_idx, weight.shape[0])
@@ -50,12 +58,14 @@ def embedding(
             "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
             f"but got minitorch.{input.type_name()} instead (while checking arguments for embedding)"
         )
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported in minitorch")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported in minitorch")
     num, dim = weight.shape
     # BEGIN SOLUTION 5.7
     if first_out_of_range(input, num) is not None:
         raise IndexError("index out of range in self")
+    if max_norm is not None:
+        embedding_renorm_(weight, input, max_norm, norm_type)
     flat = input.reshape(-1)
     rows = Gather.apply(weight, 0, flat.view(-1, 1).expand(flat.numel(), dim))
     if padding_idx is not None:
@@ -63,6 +73,20 @@ def embedding(
         rows = where(keep, rows, rows.detach())
     return rows.view(*input.shape, dim)
     # END SOLUTION
+
+
+def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float = 2.0) -> Tensor:  # noqa: A002
+    r"""Shrink, in place and unrecorded, each row of ``weight`` that ``input`` looks up and whose
+    ``norm_type``-norm :math:`n` exceeds ``max_norm``: the row is scaled by :math:`m / (n + 10^{-7})`."""
+    rows = np.unique(np.asarray(input.detach().to("cpu").numpy()))
+    if rows.size == 0:
+        return weight
+    index = creation.tensor(rows.astype(np.int64), device=weight.device)
+    with no_grad():
+        picked = weight[index]
+        norms = picked.norm(norm_type, 1, keepdim=True)
+        weight[index] = where(norms > max_norm, picked * (max_norm / (norms + RENORM_EPS)), picked)
+    return weight
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

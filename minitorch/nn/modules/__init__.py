@@ -40,3 +40,14 @@ __all__ += RECURRENT
 # ---- transformer layers (issue 19) ----
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer  # noqa: E402,E501,I001
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer"]
+# ---- more losses (issue 19) ----
+from .loss_extra import (  # noqa: E402
+    CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, MultiMarginLoss,
+    PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+)
+from .sparse import EmbeddingBag  # noqa: E402
+MORE_LOSSES = [
+    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss", "MarginRankingLoss", "MultiMarginLoss",
+    "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
+]
+__all__ += MORE_LOSSES + ["EmbeddingBag"]

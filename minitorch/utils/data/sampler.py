@@ -6,7 +6,9 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Sized
 
 import numpy as np
 
-from ... import random
+from ... import dtypes, random
+from ...creation import as_tensor
+from ...ops.sampling import multinomial
 
 #: the range a fresh seed is drawn from when a sampler has no generator of its own
 SEED_BOUND = 2**63
@@ -99,6 +101,32 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
+class WeightedRandomSampler(Sampler):
+    r"""``num_samples`` indices drawn with probability proportional to ``weights``
+    (:math:`P(i) = w_i / \sum_j w_j`), with or without ``replacement``."""
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator: Optional[Any] = None) -> None:
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=dtypes.float64)
+        if weights_tensor.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
 class BatchSampler(Sampler):
     """Group another sampler's indices into lists of ``batch_size`` (the last one shorter unless ``drop_last``)."""
 
@@ -128,4 +156,6 @@ class BatchSampler(Sampler):
         return count // self.batch_size if self.drop_last else -(-count // self.batch_size)
 
 
-__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
+__all__ = [
+    "BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+]
