@@ -59,6 +59,16 @@ _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": i
 _default_float = float32
 
 
+#: PyTorch's C++ scalar type names, as its error messages print them ("expected ... Long")
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                     "bool": "Bool", "uint8": "Byte"}
+
+
+def scalar_type_name(d: dtype) -> str:
+    """``Long`` for int64, ``Float`` for float32: the name PyTorch's error messages use."""
+    return SCALAR_TYPE_NAMES[d.name]
+
+
 def get_default_dtype() -> dtype:
     """The dtype of floating-point tensors created from Python floats (float32 unless changed)."""
     return _default_float

@@ -164,9 +164,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def type_name(self) -> str:
         """PyTorch's legacy type name used in error messages, e.g. ``FloatTensor``."""
-        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                 "int32": "Int", "bool": "Bool", "uint8": "Byte"}
-        return f"{'cuda.' if self.is_cuda else ''}{names[self.dtype.name]}Tensor"
+        return f"{'cuda.' if self.is_cuda else ''}{dtypes.scalar_type_name(self.dtype)}Tensor"
 
     # ---- autograd fields ----
 
@@ -693,7 +691,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def hypot(self, other: "Tensor") -> "Tensor":
         if not (self.dtype.is_floating_point and other.dtype.is_floating_point):
             wrong = self.dtype if not self.dtype.is_floating_point else other.dtype
-            raise NotImplementedError(f'"hypot_cpu" not implemented for \'{_legacy_name(wrong)}\'')
+            raise NotImplementedError(f'"hypot_cpu" not implemented for \'{dtypes.scalar_type_name(wrong)}\'')
         return self._float_binary(elementwise.Hypot, other, "hypot")
 
     def __neg__(self) -> "Tensor":
@@ -998,7 +996,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             result = dtypes.get_default_dtype()
         if result.category > self.dtype.category:
             raise RuntimeError(
-                f"result type {_legacy_name(result)} can't be cast to the desired output type {_legacy_name(self.dtype)}"
+                f"result type {dtypes.scalar_type_name(result)} can't be cast to the desired output type {dtypes.scalar_type_name(self.dtype)}"
             )
         if isinstance(other, Tensor) and other._data.shape != self._data.shape:
             self._check_fits(other.shape)
@@ -1130,7 +1128,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 result = compute(self.detach())
         if result.dtype.category > self.dtype.category:
             raise RuntimeError(
-                f"result type {_legacy_name(result.dtype)} can't be cast to the desired output type {_legacy_name(self.dtype)}"
+                f"result type {dtypes.scalar_type_name(result.dtype)} can't be cast to the desired output type {dtypes.scalar_type_name(self.dtype)}"
             )
         if result.shape != self.shape:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(result.shape)}")
@@ -1244,7 +1242,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             return f"torch.{self.type_name()}"
         dtype = getattr(dtype, "legacy_dtype", dtype)  # a legacy type: x.type(torch.LongTensor)
         if isinstance(dtype, str):
-            names = {f"torch.{_legacy_name(d)}Tensor": d for d in dtypes.ALL_DTYPES}
+            names = {f"torch.{dtypes.scalar_type_name(d)}Tensor": d for d in dtypes.ALL_DTYPES}
             if dtype not in names:
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = names[dtype]
@@ -1263,7 +1261,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
         if self.dtype is not other.dtype:
             raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                               f"{_legacy_name(self.dtype)} and {_legacy_name(other.dtype)}")
+                               f"{dtypes.scalar_type_name(self.dtype)} and {dtypes.scalar_type_name(other.dtype)}")
         if self.shape[0] != other.shape[0]:
             raise RuntimeError(
                 f"inconsistent tensor size, expected tensor [{self.shape[0]}] and src [{other.shape[0]}] to have the "
@@ -1351,11 +1349,6 @@ def _named(out: Tensor, name: str) -> Tensor:
     return out
 
 
-def _legacy_name(d: dtypes.dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "bool": "Bool", "uint8": "Byte"}[d.name]
-
-
 def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:
     """A 0-d tensor holding ``value`` converted to ``dtype``."""
     array = np.array(value).astype(dtype.numpy) if not isinstance(value, np.ndarray) else value.astype(dtype.numpy)
@@ -1397,7 +1390,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_legacy_name(a.dtype).lower()} != {_legacy_name(b.dtype).lower()}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {dtypes.scalar_type_name(a.dtype).lower()} != {dtypes.scalar_type_name(b.dtype).lower()}")
     a2 = a.unsqueeze(0) if a.dim() == 1 else a
     b2 = b.unsqueeze(-1) if b.dim() == 1 else b
     if a2.shape[-1] != b2.shape[-2]:

@@ -231,3 +231,27 @@ LOSS_ERRORS = [
 @pytest.mark.parametrize("name,call", LOSS_ERRORS, ids=[n for n, _ in LOSS_ERRORS])
 def test_loss_errors_match_torch(torch_ref, name: str, call) -> None:
     assert_same_error(lambda: call(F, minitorch), lambda: call(torch_ref.nn.functional, torch_ref))
+
+
+@pytest.mark.parametrize("target", ["int32", "float_wrong_shape", "bool", "float_2d_nll"])
+@pytest.mark.parametrize("name", ["nll_loss", "cross_entropy"])
+def test_class_index_target_dtypes_are_refused_as_torch(torch_ref, name: str, target: str) -> None:
+    """Only int64 and uint8 class indices, as PyTorch (was: int32 accepted, a float target of
+    the wrong shape read as probabilities with a size warning)."""
+    def call(lib):
+        x = lib.tensor([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]]).log()
+        targets = {"int32": lib.tensor([0, 2], dtype=lib.int32), "float_wrong_shape": lib.tensor([0.0, 2.0]),
+                   "bool": lib.tensor([True, False]), "float_2d_nll": lib.tensor([[0.0, 1, 0], [1, 0, 0]])}
+        return getattr(lib.nn.functional, name)(x, targets[target])
+
+    if name == "cross_entropy" and target == "float_2d_nll":  # probabilities: a loss, not an error
+        np.testing.assert_allclose(call(minitorch).item(), call(torch_ref).item(), rtol=1e-6)
+        return
+    assert_same_error(lambda: call(minitorch), lambda: call(torch_ref))
+
+
+def test_byte_class_indices_work_as_torch(torch_ref) -> None:
+    def call(lib):
+        return lib.nn.functional.nll_loss(lib.tensor([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]]).log(), lib.tensor([0, 2], dtype=lib.uint8))
+
+    np.testing.assert_allclose(call(minitorch).item(), call(torch_ref).item(), rtol=1e-6)

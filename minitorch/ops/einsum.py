@@ -20,7 +20,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..tensor import Tensor, _legacy_name
+from .. import dtypes
+from ..tensor import Tensor
 
 #: how many letters a subscript can be (``a``-``z`` and ``A``-``Z``)
 LETTERS = 52
@@ -231,7 +232,7 @@ def einsum(*args: Any) -> Tensor:
     equation = equation.replace(" ", "")
     for t in operands[1:]:
         if t.dtype is not operands[0].dtype:
-            raise RuntimeError(f"expected scalar type {_legacy_name(operands[0].dtype)} but found {_legacy_name(t.dtype)}")
+            raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(operands[0].dtype)} but found {dtypes.scalar_type_name(t.dtype)}")
     labels, output, _ = _parse(equation, operands)
     terms = []
     for k, (t, term) in enumerate(zip(operands, labels)):

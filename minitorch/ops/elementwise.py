@@ -899,9 +899,7 @@ class UnaryMath:
     def frac(self: Tensor) -> Tensor:
         r""":math:`x - \mathrm{trunc}(x)`, with the sign of :math:`x`; gradient 1. Floats only, as PyTorch."""
         if not self.dtype.is_floating_point:
-            from ..tensor import _legacy_name  # tensor.py imports this module
-
-            raise NotImplementedError(f'"frac_cpu" not implemented for \'{_legacy_name(self.dtype)}\'')
+            raise NotImplementedError(f'"frac_cpu" not implemented for \'{dtypes.scalar_type_name(self.dtype)}\'')
         return self - self.detach().trunc()
 
 
@@ -954,10 +952,8 @@ def _into(result: Tensor, out: Tensor | None, name: str) -> Tensor:
     if tuple(out.shape) != tuple(result.shape):
         raise RuntimeError(f"{name}(): out= has shape {list(out.shape)}, but the result has shape {list(result.shape)}")
     if result.dtype.is_floating_point and not out.dtype.is_floating_point:
-        from ..tensor import _legacy_name  # tensor.py imports this module
-
         raise RuntimeError(
-            f"result type {_legacy_name(result.dtype)} can't be cast to the desired output type {_legacy_name(out.dtype)}"
+            f"result type {dtypes.scalar_type_name(result.dtype)} can't be cast to the desired output type {dtypes.scalar_type_name(out.dtype)}"
         )
     map_op("copy", result.detach().to(out.device), out=out.detach())
     out._bump_version()

@@ -22,7 +22,7 @@ from ..autograd.composite import composite
 from ..keywords import accepts_keepdims
 from ..shapes import normalize_dim
 from ..tensor_data import shape_broadcast
-from ..tensor import Tensor, _legacy_name, _named, add_tensor_methods, result_dtype
+from ..tensor import Tensor, _named, add_tensor_methods, result_dtype
 from .elementwise import _into
 from .elementwise_extra_functions import LogAddExp, Lerp, NanToNum, Prod, Sign, invalid_combination
 
@@ -50,7 +50,7 @@ def _tensor_or_number(op: str, args: tuple[Any, ...], signatures: Sequence[str])
 def _float_only(op: str, t: Tensor) -> None:
     """PyTorch's error for an op with float kernels only, given an integer or bool tensor."""
     if not t.dtype.is_floating_point:
-        raise NotImplementedError(f'"{op}" not implemented for \'{_legacy_name(t.dtype)}\'')
+        raise NotImplementedError(f'"{op}" not implemented for \'{dtypes.scalar_type_name(t.dtype)}\'')
 
 
 # ---- one operand: top-level forms of Tensor's methods ----
@@ -304,7 +304,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Optional[Tensor] = Non
     for name, other in (("end", end), ("weight", weight)):
         if isinstance(other, Tensor) and other.dtype is not input.dtype and (name == "end" or other.dim() > 0):
             raise RuntimeError(
-                f"expected dtype {_legacy_name(input.dtype).lower()} for `{name}` but got dtype {_legacy_name(other.dtype).lower()}"
+                f"expected dtype {dtypes.scalar_type_name(input.dtype).lower()} for `{name}` but got dtype {dtypes.scalar_type_name(other.dtype).lower()}"
             )
     shape = shape_broadcast(input.shape, end.shape)  # PyTorch's error names input as tensor a
     if isinstance(weight, Tensor):

@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes
 from ..creation import tensor as make_tensor
 from ..shapes import normalize_dim
-from ..tensor import Tensor, _legacy_name, add_tensor_methods, where
+from ..tensor import Tensor, add_tensor_methods, where
 from ..tensor_data import shape_broadcast
 from ..toplevel import _into, bmm
 
@@ -133,7 +133,7 @@ def _components(t: Tensor, dim: int, order: Sequence[int]) -> Tensor:
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
     r"""PyTorch's ``torch.linalg.cross``: the cross product of 3-vectors along ``dim`` (the operands broadcast)."""
     if input.dtype is not other.dtype:
-        raise RuntimeError(f"expected scalar type {_legacy_name(input.dtype)} but found {_legacy_name(other.dtype)}")
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype)} but found {dtypes.scalar_type_name(other.dtype)}")
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = normalize_dim(dim, input.dim())
@@ -179,7 +179,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if not (x1.dtype.is_floating_point and x2.dtype.is_floating_point):
-        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_legacy_name(x1.dtype)}")
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {dtypes.scalar_type_name(x1.dtype)}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # ... x P x R x M
     if p == 0:
         return (diff != 0).to(diff.dtype).sum(-1)

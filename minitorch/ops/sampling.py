@@ -34,7 +34,7 @@ from ..creation import _finish, _generator, _new_shape
 from ..device import DeviceLike
 from ..dispatch import resolve_device
 from ..generator import Generator
-from ..tensor import Tensor, _legacy_name, add_tensor_methods
+from ..tensor import Tensor, add_tensor_methods
 from ..tensor_data import shape_broadcast
 
 Number = Union[int, float]
@@ -61,7 +61,7 @@ def _host(t: Tensor) -> np.ndarray:
 
 
 def _not_implemented(kernel: str, dtype: dtypes.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_legacy_name(dtype)}\'')
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.scalar_type_name(dtype)}\'')
 
 
 class Sampled(Function):
@@ -164,7 +164,7 @@ def _check_multinomial(input: Tensor, num_samples: Any, replacement: bool) -> No
     if input.dim() not in (1, 2):
         raise RuntimeError(f"prob_dist must be 1 or 2 dim (got a {input.dim()}-D tensor)")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_legacy_name(input.dtype)}")
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {dtypes.scalar_type_name(input.dtype)}")
     if num_samples <= 0:
         raise RuntimeError(f"cannot sample n_sample <= 0 samples (num_samples={num_samples})")
     if not replacement and num_samples > input.shape[-1]:
@@ -327,7 +327,7 @@ def _check_uniform_bounds(t: Tensor, low: float, high: float) -> None:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_cpp(low)} > to={_cpp(high)}")
     if not math.isfinite(high - low):
         raise RuntimeError(
-            f"uniform_ expects to-from <= std::numeric_limits<{_legacy_name(t.dtype)}>::max(), but found "
+            f"uniform_ expects to-from <= std::numeric_limits<{dtypes.scalar_type_name(t.dtype)}>::max(), but found "
             f"to={_cpp(high)} and from={_cpp(low)} which result in to-from to exceed the limit"
         )
 
@@ -355,7 +355,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Optional[Genera
     r"""Fill with samples of the exponential distribution of rate :math:`\lambda`: density :math:`\lambda e^{-\lambda x}`."""
     if not self.dtype.is_floating_point:
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
-                           f"floating point but you specified {_legacy_name(self.dtype)}")
+                           f"floating point but you specified {dtypes.scalar_type_name(self.dtype)}")
     if not lambd > 0:  # NaN too
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_cpp(float(lambd))}")
     return _fill(self, _source(generator, self.device).standard_exponential(self.shape) / float(lambd))

@@ -28,7 +28,7 @@ from ..creation import cat
 from ..creation import tensor as make_tensor
 from ..index_checks import check_scatter, first_out_of_range, nonempty_shape
 from ..shapes import normalize_dim
-from ..tensor import Tensor, _legacy_name, add_tensor_methods, where
+from ..tensor import Tensor, add_tensor_methods, where
 from .indexing import gather, index_add, index_select, scatter_add
 from .windows import ConstantPad
 
@@ -292,12 +292,12 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if index.dim() > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
     if index.dtype is not dtypes.int64:
-        found = _legacy_name(index.dtype)
+        found = dtypes.scalar_type_name(index.dtype)
         raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {found}")
     if source.dtype is not input.dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{_legacy_name(input.dtype)} and (source) {_legacy_name(source.dtype)}"
+            f"{dtypes.scalar_type_name(input.dtype)} and (source) {dtypes.scalar_type_name(source.dtype)}"
         )
     if source.dim() and input.dim() and source.dim() != input.dim():
         raise IndexError(

@@ -22,7 +22,7 @@ from ...autograd.composite import composite
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.indexing import Gather
 from ...ops.losses import CrossEntropy
-from ...tensor import Tensor, _legacy_name, where
+from ...tensor import Tensor, where
 from ...tensor_data import shape_broadcast
 from ._utils import check_reduction, reduce_loss
 from .activation import log_softmax, softplus
@@ -141,6 +141,8 @@ def _check_targets(input: Tensor, target: Tensor) -> None:  # noqa: A002
         if target.dim() != 0:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         return
+    if input.dim() == 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if target.dim() == 0 or input.shape[0] != target.shape[0]:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0] if target.dim() else 0})."
@@ -169,8 +171,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     reduction = _legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction)
     _check_targets(input, target)
-    if target.dtype not in (dtypes.int64, dtypes.int32, dtypes.uint8):
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {dtypes.scalar_type_name(target.dtype)}")
     classes = input.shape[0] if input.dim() == 1 else input.shape[1]
     _check_class_weight(weight, classes, input.dim())
     _refuse_grad("nll_loss_forward", weight=weight)
@@ -222,10 +224,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
             and target.dim() == 1 and target.shape[0] == input.shape[0] and target.dtype is dtypes.int64):
         return CrossEntropy.apply(input, target, ignore_index, reduction)  # the common case, as one node
     log_p = log_softmax(input, class_dim)
-    if target.dtype.is_floating_point:  # class probabilities, the shape of the input
+    if target.dtype.is_floating_point and target.shape == input.shape:  # class probabilities
         if ignore_index != DEFAULT_IGNORE_INDEX:
             raise RuntimeError("ignore_index is not supported for floating point target")
-        _check_same_size(input, target)
         if label_smoothing > 0.0:
             target = target * (1.0 - label_smoothing) + label_smoothing / classes
         weighted = log_p * target if weight_view is None else log_p * target * weight_view
@@ -261,7 +262,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     check_reduction(reduction)
     _check_same_size(input, target)
     if target.dtype is not input.dtype:
-        raise RuntimeError(f"Found dtype {_legacy_name(target.dtype)} but expected {_legacy_name(input.dtype)}")
+        raise RuntimeError(f"Found dtype {dtypes.scalar_type_name(target.dtype)} but expected {dtypes.scalar_type_name(input.dtype)}")
     _check_probabilities(input, "input")
     _check_probabilities(target, "target")
     if weight is not None:

@@ -17,7 +17,7 @@ from ...autograd.composite import composite
 from ...autograd.grad_mode import no_grad
 from ...creation import arange, ones_like
 from ...ops.indexing import Gather
-from ...tensor import Tensor, _legacy_name, where
+from ...tensor import Tensor, where
 from ._utils import check_reduction, reduce_loss, shape_list
 from .loss import _legacy_reduction, _refuse_grad
 
@@ -166,7 +166,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and weight.numel() != classes:
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got {shape_list(weight.shape)}")
     if target.dtype is not dtypes.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_legacy_name(target.dtype)}")
+        raise RuntimeError(f"expected scalar type Long but found {dtypes.scalar_type_name(target.dtype)}")
     if target.numel() and (int(target.min().item()) < 0 or int(target.max().item()) >= classes):
         raise RuntimeError("target out of range")
     _refuse_grad("multi_margin_loss", weight=weight)
