@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 #: subcommand -> (module that implements it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("minitorch.train", "train an MLP on a 2-D teaching set or the digits and plot the curves"),
+    "course": ("minitorch.course.cli", "the course: status of your tasks, student releases, grading, the task table"),
 }
 
 
@@ -34,9 +35,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The console script: run the subcommand named in ``argv`` (default: the process arguments); exit status 0."""
-    dispatch(argv)
-    return 0
+    """The console script: run the subcommand named in ``argv`` (default: the process arguments); its exit
+    status when it returns one (``course``), else 0."""
+    result = dispatch(argv)
+    return result if isinstance(result, int) else 0
 
 
 def dispatch(argv: Optional[Sequence[str]] = None) -> Any:

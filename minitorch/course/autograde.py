@@ -64,6 +64,7 @@ class TestOutcome:
     exception: Optional[str] = None
     message: str = ""
     output: str = ""
+    task: str = ""  # the task id of its marker
 
 
 @dataclass
@@ -182,7 +183,8 @@ def read_report(report: Path) -> tuple[dict[str, TestOutcome], list[str]]:
             malformed += 1
             continue
         if kind == "collected":
-            outcomes[nodeid] = TestOutcome(nodeid, "not run", hidden=bool(record.get("hidden")))
+            outcomes[nodeid] = TestOutcome(nodeid, "not run", hidden=bool(record.get("hidden")),
+                                           task=str(record.get("task") or ""))
         elif kind == "error":
             errors.append(f"could not collect {nodeid}:\n{record.get('output', '')}")
         elif kind == "result" and nodeid in outcomes:

@@ -1,4 +1,4 @@
-"""Command line of the course tooling: ``python -m minitorch.course {student,grade,tasks}``.
+"""Command line of the course tooling: ``python -m minitorch.course {student,grade,status,tasks}``.
 
 :func:`add_subcommands` attaches the same subcommands to another ``argparse`` parser (the
 ``minitorch`` command), so both entry points share one definition.
@@ -17,7 +17,12 @@ from .autograde import DEFAULT_TIMEOUT, choose_tasks, failure_results, grade, ta
 from .calibration import passing_on_stubs
 from .markers import MarkerError
 from .release import release, summary
+from .status import print_status
 from .tasks import TaskFileError, task_table, update_table
+
+
+#: the whole status run (every step's tests in one process) may take this long
+STATUS_TIMEOUT = 1800.0
 
 
 def _course_root(value: Optional[str]) -> Path:
@@ -72,8 +77,17 @@ def run_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_status(args: argparse.Namespace) -> int:
+    root = _course_root(args.root)
+    try:
+        return print_status(root, args.step or None, args.timeout)
+    except (TaskFileError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``student``, ``grade`` and ``tasks`` to ``subparsers``."""
+    """Add ``student``, ``grade``, ``status`` and ``tasks`` to ``subparsers``."""
     student = subparsers.add_parser("student", help="write a student release with the solutions of steps >= STEP stubbed")
     student.add_argument("--step", type=int, required=True, help="first step whose solutions are removed")
     student.add_argument("--out", required=True, help="folder to write the release to (empty, or an earlier release)")
@@ -90,15 +104,30 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     grader.add_argument("--root", help="the course repository with the tests (default: the current folder)")
     grader.set_defaults(handler=run_grade)
 
+    status = subparsers.add_parser("status", help="run your code's task tests: each task's state, points and the next task")
+    status.add_argument("--step", type=int, action="append", help="only this step (repeatable; default: every step)")
+    status.add_argument("--timeout", type=float, default=STATUS_TIMEOUT, help="seconds allowed for the whole run")
+    status.add_argument("--root", help="the course checkout (default: the current folder)")
+    status.set_defaults(handler=run_status)
+
     tasks = subparsers.add_parser("tasks", help="print the Markdown table of all tasks")
     tasks.add_argument("--update", metavar="FILE", help="rewrite the table inside FILE (between its task-table lines) instead")
     tasks.add_argument("--root", help="the course repository (default: the current folder)")
     tasks.set_defaults(handler=run_tasks)
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``minitorch course ...`` subcommand's options: the same subcommands."""
+    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,status,tasks}"))
+
+
+def run(args: argparse.Namespace) -> int:
+    return args.handler(args)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m minitorch.course", description=__doc__.splitlines()[0])
-    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,tasks}"))
+    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,status,tasks}"))
     args = parser.parse_args(argv)
     return args.handler(args)
 
