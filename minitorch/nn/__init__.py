@@ -25,3 +25,6 @@ from . import utils  # noqa: E402
 
 # ---- recurrent layers (issue 19) ----
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+# ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
+from .modules import ConvTranspose1d, ConvTranspose2d  # noqa: E402

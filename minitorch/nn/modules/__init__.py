@@ -36,3 +36,9 @@ LAYERS = [
 __all__ += LAYERS
 RECURRENT = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 __all__ += RECURRENT
+
+# ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
+from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+
+RESAMPLING = ["ConvTranspose1d", "ConvTranspose2d"]
+__all__ += RESAMPLING
