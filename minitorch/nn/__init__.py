@@ -27,4 +27,4 @@ from . import utils  # noqa: E402
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
-from .modules import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .modules import AdaptiveMaxPool1d, AdaptiveMaxPool2d, ConvTranspose1d, ConvTranspose2d  # noqa: E402

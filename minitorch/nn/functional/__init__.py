@@ -11,6 +11,7 @@ from .activation import gelu, leaky_relu, log_softmax, relu, relu_, sigmoid, sil
 from .attention import multi_head_attention, scaled_dot_product_attention
 from .conv import conv1d, conv2d
 from .conv_transpose import conv_transpose1d, conv_transpose2d
+from .adaptive_max_pooling import adaptive_max_pool1d, adaptive_max_pool2d
 from .dropout import dropout, dropout1d, dropout2d
 from .linear import bilinear, linear
 from .loss import (
@@ -23,7 +24,7 @@ from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_p
 from .sparse import embedding, one_hot
 
 __all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
     "cross_entropy", "dropout",
     "dropout1d", "dropout2d", "embedding", "gather", "gelu", "group_norm", "huber_loss", "index_select", "l1_loss",

@@ -39,6 +39,7 @@ __all__ += RECURRENT
 
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
 from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d  # noqa: E402
 
-RESAMPLING = ["ConvTranspose1d", "ConvTranspose2d"]
+RESAMPLING = ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "ConvTranspose1d", "ConvTranspose2d"]
 __all__ += RESAMPLING
