@@ -27,4 +27,7 @@ from . import utils  # noqa: E402
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
-from .modules import AdaptiveMaxPool1d, AdaptiveMaxPool2d, ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .modules import (  # noqa: E402
+    AdaptiveMaxPool1d, AdaptiveMaxPool2d, ConvTranspose1d, ConvTranspose2d, PixelShuffle, PixelUnshuffle, Upsample,
+    UpsamplingBilinear2d, UpsamplingNearest2d,
+)

@@ -40,6 +40,11 @@ __all__ += RECURRENT
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
 from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
 from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d  # noqa: E402
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 
-RESAMPLING = ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "ConvTranspose1d", "ConvTranspose2d"]
+RESAMPLING = [
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "ConvTranspose1d", "ConvTranspose2d", "PixelShuffle", "PixelUnshuffle",
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+]
 __all__ += RESAMPLING
