@@ -84,7 +84,8 @@ def _check_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional
         height, width = _as_2d(tuple(weight.shape[2:]))
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {height} kernel_width: {width}")
     if any(e >= s and e >= d for e, s, d in zip(extra, steps, dilations)):
-        (e_h, e_w), (s_h, s_w), (d_h, d_w) = _as_2d(extra), _as_2d(steps), _as_2d(dilations)
+        e_h, e_w = (0, *extra) if n == 1 else extra  # 1-D is worded as 2-D of height 1, no output padding
+        (s_h, s_w), (d_h, d_w) = _as_2d(steps), _as_2d(dilations)
         raise RuntimeError(
             f"output padding must be smaller than either stride or dilation, but got output_padding_height: {e_h} "
             f"output_padding_width: {e_w} stride_height: {s_h} stride_width: {s_w} dilation_height: {d_h} dilation_width: {d_w}"
