@@ -96,7 +96,8 @@ def _check_sizes(spatial: Sequence[int], outs: Sequence[int]) -> None:
         names = AXIS_NAMES[-len(spatial):]
         shown_in = ", ".join(f"{a}: {n}" for a, n in zip(names, spatial))
         shown_out = ", ".join(f"{a}: {o}" for a, o in zip(names, outs))
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_in}) output ({shown_out})")
+        joint = " and" if len(spatial) == 1 else ""  # PyTorch's 1-D wording
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_in}){joint} output ({shown_out})")
 
 
 def nearest_sources(size: int, out_size: int, scale: Optional[float], exact: bool) -> list[int]:
@@ -163,8 +164,9 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
         align_corners = False
     outs, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor, mode)
     dim = input.dim() - 2
-    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
-        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
     if mode in LINEAR_MODES.values() and LINEAR_MODES.get(dim) != mode:
         needed = 2 + next(n for n, name in LINEAR_MODES.items() if name == mode)
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needed}D input")
@@ -177,10 +179,10 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
             raise NotImplementedError("interpolate: mode='area' on 5D input is not implemented in minitorch")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
                                   f"modes: {LISTED_MODES} (got {mode})")
-    spatial = list(input.shape[2:])
-    _check_sizes(spatial, outs)
     if mode == "area":
         return adaptive_avg_pool1d(input, outs) if dim == 1 else adaptive_avg_pool2d(input, outs)
+    spatial = list(input.shape[2:])
+    _check_sizes(spatial, outs)
     out = input
     for d, (n, m, scale) in enumerate(zip(spatial, outs, scales), start=2):
         if mode == "nearest" or mode == "nearest-exact":
