@@ -170,3 +170,13 @@ SHUFFLE_ERRORS = {
 def test_pixel_shuffle_errors_match_torch(torch_ref: Any, case: str) -> None:
     call = SHUFFLE_ERRORS[case]
     assert_same_error(lambda: call(F, minitorch), lambda: call(torch_ref.nn.functional, torch_ref))
+
+
+def test_upsample_is_the_deprecated_name_of_interpolate(torch_ref: Any) -> None:
+    x = np.random.default_rng(5).standard_normal((1, 2, 3, 3))
+    message = "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead."
+    with pytest.warns(UserWarning, match=message):
+        out = F.upsample(ours(x), scale_factor=2, mode="bilinear", align_corners=True)
+    with pytest.warns(UserWarning, match=message):
+        expected = torch_ref.nn.functional.upsample(torch_ref.tensor(x), scale_factor=2, mode="bilinear", align_corners=True)
+    assert_close(out, expected, **TOL)

@@ -12,7 +12,7 @@ from .attention import multi_head_attention, scaled_dot_product_attention
 from .conv import conv1d, conv2d
 from .conv_transpose import conv_transpose1d, conv_transpose2d
 from .adaptive_max_pooling import adaptive_max_pool1d, adaptive_max_pool2d
-from .upsampling import interpolate, pixel_shuffle, pixel_unshuffle
+from .upsampling import interpolate, pixel_shuffle, pixel_unshuffle, upsample
 from .dropout import dropout, dropout1d, dropout2d
 from .linear import bilinear, linear
 from .loss import (
@@ -31,5 +31,5 @@ __all__ = [
     "dropout1d", "dropout2d", "embedding", "gather", "gelu", "group_norm", "huber_loss", "index_select", "interpolate", "l1_loss",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "max_pool2d", "mse_loss",
     "multi_head_attention", "nll_loss", "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "relu", "relu_", "scaled_dot_product_attention",
-    "scatter_add", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+    "scatter_add", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh", "upsample",
 ]

@@ -26,6 +26,7 @@ a permutation and a reshape.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -191,6 +192,13 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
             precision = np.float64 if input.dtype == dtypes.float64 else np.float32
             out = _linear_along(out, d, *linear_sources(n, m, scale, bool(align_corners), precision))
     return out
+
+
+def upsample(input: Tensor, size: Size = None, scale_factor: Scale = None, mode: str = "nearest",  # noqa: A002
+             align_corners: Optional[bool] = None) -> Tensor:
+    """The old name of :func:`interpolate` (deprecated in PyTorch, and warned about as there)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
