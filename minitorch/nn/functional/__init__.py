@@ -10,9 +10,6 @@ from ...ops.indexing import gather, index_select, scatter_add
 from .activation import gelu, leaky_relu, log_softmax, relu, relu_, sigmoid, silu, softmax, softplus, tanh
 from .attention import multi_head_attention, scaled_dot_product_attention
 from .conv import conv1d, conv2d
-from .conv_transpose import conv_transpose1d, conv_transpose2d
-from .adaptive_max_pooling import adaptive_max_pool1d, adaptive_max_pool2d
-from .upsampling import interpolate, pixel_shuffle, pixel_unshuffle, upsample
 from .dropout import dropout, dropout1d, dropout2d
 from .linear import bilinear, linear
 from .loss import (
@@ -25,11 +22,20 @@ from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_p
 from .sparse import embedding, one_hot
 
 __all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
-    "cross_entropy", "dropout",
-    "dropout1d", "dropout2d", "embedding", "gather", "gelu", "group_norm", "huber_loss", "index_select", "interpolate", "l1_loss",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout",
+    "dropout1d", "dropout2d", "embedding", "gather", "gelu", "group_norm", "huber_loss", "index_select", "l1_loss",
     "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "max_pool2d", "mse_loss",
-    "multi_head_attention", "nll_loss", "one_hot", "pad", "pixel_shuffle", "pixel_unshuffle", "relu", "relu_", "scaled_dot_product_attention",
-    "scatter_add", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh", "upsample",
+    "multi_head_attention", "nll_loss", "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention",
+    "scatter_add", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+]
+
+# ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
+from .adaptive_max_pooling import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: E402
+from .conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from .upsampling import interpolate, pixel_shuffle, pixel_unshuffle, upsample  # noqa: E402
+
+__all__ += [
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "conv_transpose1d", "conv_transpose2d", "interpolate", "pixel_shuffle",
+    "pixel_unshuffle", "upsample",
 ]
