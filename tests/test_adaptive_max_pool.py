@@ -91,3 +91,17 @@ ERROR_CASES = {
 def test_errors_match_torch(torch_ref: Any, case: str) -> None:
     call = ERROR_CASES[case]
     assert_same_error(lambda: call(F, minitorch), lambda: call(torch_ref.nn.functional, torch_ref))
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="no CUDA device or simulator")
+def test_adaptive_max_pool2d_on_cuda_matches_cpu() -> None:
+    x_np = np.random.default_rng(3).standard_normal((1, 2, 3, 4))
+    results = []
+    for device in ("cpu", "cuda"):
+        x = minitorch.tensor(x_np, dtype=minitorch.float64, device=device, requires_grad=True)
+        out, where = F.adaptive_max_pool2d(x, (2, 3), return_indices=True)
+        assert out.device.type == device
+        (out * out).sum().backward()
+        results.append([out.cpu(), where.cpu(), x.grad.cpu()])
+    for mine, ref in zip(*reversed(results)):
+        np.testing.assert_array_equal(values(mine), values(ref))

@@ -204,3 +204,18 @@ def test_default_init_uses_the_transposed_fan_in() -> None:
     assert w.shape == (64, 16, 4, 4)
     assert np.all(np.abs(w) <= bound) and np.all(np.abs(b) <= bound)
     assert abs(w.std() - bound / math.sqrt(3)) < 0.1 * bound
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="no CUDA device or simulator")
+def test_conv_transpose2d_on_cuda_matches_cpu() -> None:
+    """The fold runs on the cuda backend's accumulate: same output and gradients as the CPU."""
+    x_np, w_np, b_np = _inputs((1, 2, 2, 3), (2, 2, 3, 2), 1, seed=7)
+    results = []
+    for device in ("cpu", "cuda"):
+        x, w, b = (minitorch.tensor(a, dtype=minitorch.float64, device=device, requires_grad=True) for a in (x_np, w_np, b_np))
+        out = F.conv_transpose2d(x, w, b, stride=2, padding=(1, 0), output_padding=1)
+        assert out.device.type == device
+        (out * out).sum().backward()
+        results.append([out.cpu(), x.grad.cpu(), w.grad.cpu(), b.grad.cpu()])
+    for mine, ref in zip(*reversed(results)):
+        assert_close(mine, ref, atol=1e-12, rtol=1e-10)

@@ -180,3 +180,17 @@ def test_upsample_is_the_deprecated_name_of_interpolate(torch_ref: Any) -> None:
     with pytest.warns(UserWarning, match=message):
         expected = torch_ref.nn.functional.upsample(torch_ref.tensor(x), scale_factor=2, mode="bilinear", align_corners=True)
     assert_close(out, expected, **TOL)
+
+
+@pytest.mark.skipif(not minitorch.cuda.is_available(), reason="no CUDA device or simulator")
+def test_interpolate_and_pixel_shuffle_on_cuda_match_cpu() -> None:
+    x_np = np.random.default_rng(6).standard_normal((1, 4, 2, 3))
+    results = []
+    for device in ("cpu", "cuda"):
+        x = minitorch.tensor(x_np, dtype=minitorch.float64, device=device, requires_grad=True)
+        out = F.pixel_shuffle(F.interpolate(x, scale_factor=1.5, mode="bilinear"), 2)
+        assert out.device.type == device
+        (out * out).sum().backward()
+        results.append([out.cpu(), x.grad.cpu()])
+    for mine, ref in zip(*reversed(results)):
+        assert_close(mine, ref, **TOL)
