@@ -62,6 +62,12 @@ def test_conv_transpose1d_matches_torch(torch_ref: Any, x_shape, w_shape, kwargs
                        [x, w, b], grad=[0, 1, 2], **TOL)
 
 
+def test_empty_batch_gives_an_empty_output(torch_ref: Any) -> None:
+    out = F.conv_transpose2d(minitorch.ones(0, 4, 3, 3), minitorch.ones(4, 2, 3, 3), stride=2)
+    assert tuple(out.shape) == tuple(torch_ref.nn.functional.conv_transpose2d(
+        torch_ref.ones(0, 4, 3, 3), torch_ref.ones(4, 2, 3, 3), stride=2).shape) == (0, 2, 7, 7)
+
+
 def test_conv_transpose2d_positional_arguments_follow_torch(torch_ref: Any) -> None:
     """PyTorch's order: bias, stride, padding, output_padding, groups, dilation."""
     x, w, b = _inputs((1, 4, 3, 3), (4, 1, 3, 3), 2)
@@ -127,6 +133,8 @@ ERROR_CASES = {
     "stride length": lambda F, t: F.conv_transpose1d(t.ones(2, 4, 5), t.ones(4, 3, 3), stride=(1, 2)),
     "output too small": lambda F, t: F.conv_transpose2d(t.ones(1, 4, 2, 2), t.ones(4, 2, 3, 3), padding=(0, 3)),
     "empty input": lambda F, t: F.conv_transpose1d(t.ones(2, 4, 0), t.ones(4, 3, 3)),
+    "string padding": lambda F, t: F.conv_transpose2d(t.ones(2, 4, 3, 3), t.ones(4, 2, 3, 3), padding="same"),
+    "dtypes": lambda F, t: F.conv_transpose2d(t.ones(2, 4, 3, 3), t.ones(4, 2, 3, 3, dtype=t.float64)),
 }
 
 

@@ -90,6 +90,9 @@ def _check_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional
             f"output padding must be smaller than either stride or dilation, but got output_padding_height: {e_h} "
             f"output_padding_width: {e_w} stride_height: {s_h} stride_width: {s_w} dilation_height: {d_h} dilation_width: {d_w}"
         )
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same or input "
+                           f"should be a MKLDNN tensor and weight is a dense tensor")
     sizes = tuple(input.shape[-n:])
     if any(s == 0 for s in sizes):
         batched = input if input.dim() == n + 2 else input.unsqueeze(0)
@@ -107,6 +110,8 @@ def _conv_transpose(name: str, n: int, input: Tensor, weight: Tensor, bias: Opti
                     stride: IntOrTuple, padding: IntOrTuple, output_padding: IntOrTuple, groups: int,
                     dilation: IntOrTuple) -> Tensor:
     """Transposed convolution over the last ``n`` dimensions (see the module docstring)."""
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     steps, pads = ntuple(stride, n, "stride"), ntuple(padding, n, "padding")
     extra, dilations = ntuple(output_padding, n, "output_padding"), ntuple(dilation, n, "dilation")
     _check_args(name, n, input, weight, bias, groups, steps, pads, extra, dilations)
