@@ -102,6 +102,12 @@ INTERPOLATE_ERRORS = {
     "negative scale": lambda F, t: F.interpolate(t.ones(2, 3, 5, 6), scale_factor=-1.0),
     "small scale 1-D": lambda F, t: F.interpolate(t.ones(2, 3, 5), scale_factor=0.1, mode="linear"),
     "antialias": lambda F, t: F.interpolate(t.ones(2, 3, 5), scale_factor=2, antialias=True),
+    "integer nearest 1-D": lambda F, t: F.interpolate(t.ones(1, 2, 3, dtype=t.int64), scale_factor=2),
+    "integer nearest": lambda F, t: F.interpolate(t.ones(1, 2, 3, 3, dtype=t.int64), scale_factor=2),
+    "bool nearest": lambda F, t: F.interpolate(t.ones(1, 2, 3, 3, dtype=t.bool), scale_factor=2),
+    "integer linear": lambda F, t: F.interpolate(t.ones(1, 2, 3, dtype=t.int64), scale_factor=2, mode="linear"),
+    "integer bilinear": lambda F, t: F.interpolate(t.ones(1, 2, 3, 3, dtype=t.int64), size=5, mode="bilinear"),
+    "integer area": lambda F, t: F.interpolate(t.ones(1, 2, 3, 3, dtype=t.int64), size=2, mode="area"),
     "zero size 3-D": lambda F, t: F.interpolate(t.ones(1, 1, 2, 3, 4), size=(0, 1, 1), mode="trilinear"),
 }
 

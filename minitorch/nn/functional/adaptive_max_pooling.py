@@ -21,7 +21,7 @@ from typing import Optional, Sequence, Union
 from ... import creation, dtypes
 from ...ops.indexing import Gather, index_select
 from ...ops.windows import ConstantPad
-from ...tensor import Tensor
+from ...tensor import Tensor, _legacy_name
 from ._utils import shape_list
 
 OutputSize = Union[int, None, Sequence[Optional[int]]]
@@ -68,6 +68,8 @@ def _resolve_sizes(name: str, n: int, input: Tensor, output_size: OutputSize) ->
         if len(wanted) != n:
             raise RuntimeError(f"{name}: internal error: output_size.size() must be {n}")
     sizes = tuple(input.shape[-n:])
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"adaptive_max_pool2d" not implemented for \'{_legacy_name(input.dtype)}\'')
     outs = tuple(size if w is None else int(w) for size, w in zip(sizes, wanted))
     for d in range(1 if input.dim() == n + 2 else 0, input.dim()):
         if input.shape[d] == 0:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ... import creation, dtypes
 from ...ops.indexing import index_select
-from ...tensor import Tensor
+from ...tensor import Tensor, _legacy_name
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 Size = Union[int, Sequence[int], None]
@@ -149,6 +149,15 @@ def _linear_along(x: Tensor, dim: int, lows: list[int], highs: list[int], weight
     return _along(x, dim, lows) * (1 - second) + _along(x, dim, highs) * second
 
 
+def _kernel_name(mode: str, dim: int) -> str:
+    """The name PyTorch's CPU kernel for ``mode`` goes by in its dtype errors."""
+    if mode == "area":
+        return f"adaptive_avg_pool{dim}d"
+    if dim == 1 and mode in ("nearest", "linear"):
+        return f"compute_indices_weights_{mode}"
+    return f"upsample_{mode.replace('-', '_')}{dim}d" + ("_channels_last" if dim == 2 else "")
+
+
 def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mode: str = "nearest",  # noqa: A002
                 align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
                 antialias: bool = False) -> Tensor:
@@ -180,6 +189,8 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
             raise NotImplementedError("interpolate: mode='area' on 5D input is not implemented in minitorch")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
                                   f"modes: {LISTED_MODES} (got {mode})")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{_kernel_name(mode, dim)}" not implemented for \'{_legacy_name(input.dtype)}\'')
     if mode == "area":
         return adaptive_avg_pool1d(input, outs) if dim == 1 else adaptive_avg_pool2d(input, outs)
     spatial = list(input.shape[2:])
