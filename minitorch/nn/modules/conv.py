@@ -1,5 +1,7 @@
 r"""Convolution layers: a learnable ``(out_channels, in_channels/groups, *kernel_size)`` weight and
-an optional bias, applied with :func:`~minitorch.nn.functional.conv2d` (or ``conv1d``)."""
+an optional bias, applied with :func:`~minitorch.nn.functional.conv2d` (or ``conv1d``); and the
+transposed convolutions, whose weight is ``(in_channels, out_channels/groups, *kernel_size)``,
+applied with :func:`~minitorch.nn.functional.conv_transpose2d` (or ``conv_transpose1d``)."""
 
 from __future__ import annotations
 
