@@ -53,13 +53,21 @@ def test_interpolate_matches_torch(torch_ref: Any, mode: str, shape, kwargs) -> 
                        lambda x: torch_ref.nn.functional.interpolate(x, mode=mode, **kwargs), [x], grad=[0], **TOL)
 
 
+#: (length, size or scale_factor) where a position lands within rounding of an integer, or the
+#: output is exactly 1x or 2x the input although a scale was given (no shortcut then)
+TRICKY_PICKS = [(37, 0.3), (37, 0.7), (37, 1.3), (37, 1.9), (37, 2.1), (37, 2.9), (37, 3.7), (39, 3.325), (13, 2.043),
+                (3, 1.2), (3, 2.083), (21, 77), (30, 86), (58, 2.49), (8, 47), (34, 3.7)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
-@pytest.mark.parametrize("scale", [0.3, 0.7, 1.3, 1.9, 2.1, 2.9, 3.7])
-def test_float32_source_positions_are_torch_s(torch_ref: Any, mode: str, scale: float) -> None:
-    """Positions computed in single precision as PyTorch computes them: the same picks."""
-    x = np.arange(37, dtype=np.float32).reshape(1, 1, 37)
-    out = F.interpolate(minitorch.tensor(x), scale_factor=scale, mode=mode)
-    expected = torch_ref.nn.functional.interpolate(torch_ref.tensor(x), scale_factor=scale, mode=mode)
+@pytest.mark.parametrize("length,resize", TRICKY_PICKS)
+def test_nearest_picks_are_torch_s(torch_ref: Any, dtype: str, mode: str, length: int, resize) -> None:
+    """Positions computed in the precision PyTorch computes them in: the very same picks."""
+    x = np.arange(length, dtype=dtype).reshape(1, 1, length)
+    kwargs = {"size": resize} if isinstance(resize, int) else {"scale_factor": resize}
+    out = F.interpolate(minitorch.tensor(x), mode=mode, **kwargs)
+    expected = torch_ref.nn.functional.interpolate(torch_ref.tensor(x), mode=mode, **kwargs)
     np.testing.assert_array_equal(out.numpy(), expected.numpy())
 
 

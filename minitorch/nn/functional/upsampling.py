@@ -13,8 +13,8 @@ dimension resized from :math:`n` to :math:`m` reads, with :math:`r = n/m` (or
 
   .. math:: y_i = (1 - \lambda)\,x_j + \lambda\,x_{j+1}, \qquad \lambda = x - j
 
-Source positions are computed as PyTorch computes them (in single precision for the nearest
-modes, in the input's precision for linear), so the same inputs give the same picks.
+Source positions are computed as PyTorch computes them (in the input's precision, the nearest
+modes rounded to single precision before the floor), so the same inputs give the same picks.
 ``'area'`` is adaptive average pooling. The gradients come from ``index_select`` and the
 elementwise products.
 
@@ -101,17 +101,15 @@ def _check_sizes(spatial: Sequence[int], outs: Sequence[int]) -> None:
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_in}){joint} output ({shown_out})")
 
 
-def nearest_sources(size: int, out_size: int, scale: Optional[float], exact: bool) -> list[int]:
-    """The input position each output position copies (see the module docstring)."""
-    if not exact and out_size == size:
-        return list(range(out_size))
-    if not exact and out_size == 2 * size:
-        return [i // 2 for i in range(out_size)]
-    ratio = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(size) / np.float32(out_size)
-    if exact:
-        points = [np.float32(np.float64(i + 0.5) * np.float64(ratio)) for i in range(out_size)]
-    else:
-        points = [np.float32(i) * ratio for i in range(out_size)]
+def nearest_sources(size: int, out_size: int, scale: Optional[float], exact: bool, precision: type) -> list[int]:
+    """The input position each output position copies (see the module docstring).
+
+    As PyTorch computes them: the ratio in the input's ``precision``, the product in double,
+    rounded to single precision before the floor.
+    """
+    ratio = precision(1.0 / scale) if scale is not None and scale > 0 else precision(size) / precision(out_size)
+    offset = 0.5 if exact else 0.0
+    points = [np.float32(np.float64(i + offset) * np.float64(ratio)) for i in range(out_size)]
     return [min(int(math.floor(p)), size - 1) for p in points]
 
 
@@ -196,11 +194,11 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
     spatial = list(input.shape[2:])
     _check_sizes(spatial, outs)
     out = input
+    precision = np.float64 if input.dtype == dtypes.float64 else np.float32
     for d, (n, m, scale) in enumerate(zip(spatial, outs, scales), start=2):
         if mode == "nearest" or mode == "nearest-exact":
-            out = _along(out, d, nearest_sources(n, m, scale, mode == "nearest-exact"))
+            out = _along(out, d, nearest_sources(n, m, scale, mode == "nearest-exact", precision))
         else:
-            precision = np.float64 if input.dtype == dtypes.float64 else np.float32
             out = _linear_along(out, d, *linear_sources(n, m, scale, bool(align_corners), precision))
     return out
 
