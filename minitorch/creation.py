@@ -6,7 +6,7 @@ Each takes PyTorch's keyword arguments ``dtype``, ``device`` and ``requires_grad
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -131,28 +131,31 @@ def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_gra
     return _filled(shape_from_args(size), 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
-def _like(t: Tensor, dtype: Any, device: DeviceLike) -> tuple[Any, DeviceLike]:
-    return (dtype if dtype is not None else t.dtype), (device if device is not None else t.device)
+def _like(maker: Callable[..., Tensor], t: Tensor, *args: Any, dtype: Any, device: DeviceLike,
+          requires_grad: bool) -> Tensor:
+    """``maker(t.shape, *args)`` with ``t``'s dtype and device unless others are given."""
+    return maker(t.shape, *args, dtype=dtype if dtype is not None else t.dtype,
+                 device=device if device is not None else t.device, requires_grad=requires_grad)
 
 
 def zeros_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    d, dev = _like(t, dtype, device)
-    return zeros(t.shape, dtype=d, device=dev, requires_grad=requires_grad)
+    """Zeros of ``t``'s shape, dtype and device."""
+    return _like(zeros, t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def ones_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    d, dev = _like(t, dtype, device)
-    return ones(t.shape, dtype=d, device=dev, requires_grad=requires_grad)
+    """Ones of ``t``'s shape, dtype and device."""
+    return _like(ones, t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    d, dev = _like(t, dtype, device)
-    return empty(t.shape, dtype=d, device=dev, requires_grad=requires_grad)
+    """An uninitialised tensor of ``t``'s shape, dtype and device."""
+    return _like(empty, t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    d, dev = _like(t, dtype, device)
-    return full(t.shape, fill_value, dtype=d, device=dev, requires_grad=requires_grad)
+    """``fill_value`` in ``t``'s shape, dtype and device."""
+    return _like(full, t, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _generator(device: DeviceLike, generator: Any = None) -> np.random.Generator:
@@ -188,13 +191,13 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLi
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    d, dev = _like(t, dtype, device)
-    return rand(t.shape, dtype=d, device=dev, requires_grad=requires_grad)
+    """Uniform samples in :math:`[0, 1)` of ``t``'s shape, dtype and device."""
+    return _like(rand, t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def randn_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    d, dev = _like(t, dtype, device)
-    return randn(t.shape, dtype=d, device=dev, requires_grad=requires_grad)
+    """Standard normal samples of ``t``'s shape, dtype and device."""
+    return _like(randn, t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def randint(*args: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,

@@ -739,7 +739,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return -self
 
     def square(self) -> "Tensor":
-        return self * self
+        return self**2  # PyTorch's square is pow(x, 2): its node is PowBackward0
 
     def maximum(self, other: "Tensor") -> "Tensor":
         return self._binary(elementwise.Maximum, other, "maximum")
@@ -766,16 +766,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     clip = clamp
 
-    # exp, log, sqrt, sigmoid, tanh, relu, abs: inherited from ops.elementwise.UnaryMath
-
-    def rsqrt(self) -> "Tensor":
-        return 1 / self.sqrt()
+    # exp, log, sqrt, rsqrt, reciprocal, sigmoid, tanh, relu, abs, ...: inherited from ops.elementwise.UnaryMath
 
     def sign(self) -> "Tensor":
         return elementwise_extra_functions.Sign.apply(self)
-
-    def reciprocal(self) -> "Tensor":
-        return 1 / self
 
     # ---- comparisons and logic (no gradient) ----
 

@@ -24,7 +24,8 @@ MATH_NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
     "erf": _libm(math.erf), "erfc": _libm(math.erfc), "erfinv": _erfinv, "log1p": np.log1p,
     "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "floor": np.floor,
-    "ceil": np.ceil, "round": np.round, "trunc": np.trunc,
+    "ceil": np.ceil, "round": np.round, "trunc": np.trunc, "rsqrt": lambda x: 1 / np.sqrt(x),
+    "reciprocal": np.reciprocal,
 }
 MATH_BINARY_NUMPY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "atan2": np.arctan2, "hypot": np.hypot, "fmod": np.fmod, "remainder": np.remainder,

@@ -43,6 +43,16 @@ KEYS = [
     (np.zeros(SHAPE[:1], dtype=bool),),
     ([0, 2, 2],),
     (range(3), [1, 1, 0]),
+    # a Python bool or 0-d bool tensor adds a dimension: of size 1 for True, 0 for False
+    (True,),
+    (False,),
+    (0, True),
+    (Ellipsis, False),
+    (slice(1, None), True, None),
+    (True, np.array([0, 2])),
+    (np.array([2, 0]), Ellipsis, True),
+    (np.array(True),),
+    (1, np.array(False)),
 ]
 
 

@@ -76,6 +76,10 @@ EXPRESSIONS: dict[str, Expression] = {
     "contiguous": lambda lib, w, x: x.t().contiguous(),
     "inplace_add": lambda lib, w, x: (w * 2).add_(1),
     "inplace_exp": lambda lib, w, x: (w * 2).exp_(),
+    "rsqrt": lambda lib, w, x: w.rsqrt(),
+    "reciprocal": lambda lib, w, x: w.reciprocal(),
+    "square": lambda lib, w, x: w.square(),
+    "top_level_rsqrt": lambda lib, w, x: lib.rsqrt(w),
 }
 
 

@@ -302,10 +302,9 @@ def test_tensor_keys_are_ints_only_when_zero_dim_integers(backend: str, torch_re
     assert x[minitorch.tensor(-1, dtype=minitorch.int32)].tolist() == 2.0
     # a 1-element index tensor is advanced indexing, as in PyTorch
     assert x[minitorch.tensor([1])].tolist() == torch_ref.arange(3.0)[torch_ref.tensor([1])].tolist()
-    for key in (True, False):  # not supported yet: a clear error, never a wrong result
-        for index in (key, minitorch.tensor(key)):
-            error = raised(lambda: x[index])
-            assert isinstance(error, IndexError) and "not supported yet" in str(error)
+    for key in (True, False):  # a bool (or 0-d bool tensor) is a new dimension, never the index 1 or 0
+        for index, reference in ((key, key), (minitorch.tensor(key), torch_ref.tensor(key))):
+            assert x[index].tolist() == torch_ref.arange(3.0)[reference].tolist()
     assert_same_error(lambda: x[minitorch.tensor(1.0)], lambda: torch_ref.arange(3.0)[torch_ref.tensor(1.0)])
     assert_same_error(lambda: x[minitorch.tensor(3)], lambda: torch_ref.arange(3.0)[torch_ref.tensor(3)])
 

@@ -52,6 +52,8 @@ UNARY: dict[str, tuple[Callable[[np.random.Generator, int], np.ndarray], list[fl
     "trunc": (inside(0.1, 0.9), [-0.3, 0.9999, 4.5e15 + 0.5]),
     "round": (inside(0.1, 0.4), [0.5, 1.5, -1.5, 0.49999999999999994, -0.4, 4.5e15 + 0.5, 2.0**52 - 0.5]),
     "frac": (inside(0.1, 0.9), [-0.3, 1e300]),
+    "rsqrt": (inside(0.2, 5), [4.0, 1e-300, 5e-324, 1e300, -1e-300]),
+    "reciprocal": (inside(0.2, 5), [3.0, -1e-300, 1e300, 5e-324, -5e-324]),
 }
 #: sinh/cosh past exp's overflow: torch overflows to inf where the value is still finite
 #: (sinh(710) = 1.117e308); NumPy's libm gives the true value, the oracle there

@@ -50,6 +50,11 @@ def test_code_of_names_the_known_ops() -> None:
         ("relu", math.nan, math.nan),
         ("sin", math.inf, math.nan),
         ("cos", -math.inf, math.nan),
+        ("rsqrt", -0.0, -math.inf),
+        ("rsqrt", -1.0, math.nan),
+        ("rsqrt", math.inf, 0.0),
+        ("reciprocal", 0.0, math.inf),
+        ("reciprocal", -0.0, -math.inf),
     ],
 )
 def test_scalar_bodies_give_ieee_results_in_plain_python(op: str, x: float, expected: float) -> None:

@@ -91,3 +91,9 @@ def check_reduce_shapes(a: TensorData, dim: int, out: TensorData) -> None:
     expected: Shape = a.shape[:dim] + (1,) + a.shape[dim + 1 :]
     if out.shape != expected:
         raise ValueError(f"reduce of shape {a.shape} along {dim} needs out shape {expected}, got {out.shape}")
+
+
+def reduce_has_work(a: TensorData, dim: int, out: TensorData) -> bool:
+    """:func:`check_reduce_shapes`, then whether ``out`` has any element to compute."""
+    check_reduce_shapes(a, dim, out)
+    return out.size > 0

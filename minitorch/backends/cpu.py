@@ -46,7 +46,7 @@ from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from . import cpu_matmul
 from . import opcodes
-from .base import check_reduce_shapes
+from .base import reduce_has_work
 from .opcodes import code_of
 
 _HALF = np.dtype(np.float16)
@@ -263,8 +263,7 @@ class CpuBackend:
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.REDUCE_CODES, op)
-        check_reduce_shapes(a, dim, out)
-        if out.size == 0:
+        if not reduce_has_work(a, dim, out):
             return
         if a.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.reduce, op, a, dim, out)
@@ -274,8 +273,7 @@ class CpuBackend:
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
-        check_reduce_shapes(a, dim, out)
-        if out.size == 0:
+        if not reduce_has_work(a, dim, out):
             return
         if a.storage.dtype == _HALF:
             return _through_float32(self.arg_reduce, op, a, dim, out)

@@ -32,7 +32,7 @@ from .. import dtypes
 from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
 from . import opcodes
-from .base import check_reduce_shapes
+from .base import reduce_has_work
 from .opcodes import code_of
 
 #: threads per block of the elementwise kernels
@@ -209,8 +209,7 @@ class CudaBackend:
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.REDUCE_CODES, op)
-        check_reduce_shapes(a, dim, out)
-        if out.size == 0:
+        if not reduce_has_work(a, dim, out):
             return
         if _HALF in (a.storage.dtype, out.storage.dtype):
             return self._through_float32(self.reduce, op, a, dim, out)
@@ -221,8 +220,7 @@ class CudaBackend:
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
-        check_reduce_shapes(a, dim, out)
-        if out.size == 0:
+        if not reduce_has_work(a, dim, out):
             return
         if a.storage.dtype == _HALF:
             return self._through_float32(self.arg_reduce, op, a, dim, out)

@@ -37,12 +37,14 @@ UNARY = (
     "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
     "erf", "erfc", "erfinv", "log1p", "expm1", "log2", "log10", "exp2",
     "floor", "ceil", "round", "trunc",
+    "rsqrt", "reciprocal",
 )
 COPY, NEG, EXP, LOG, SQRT, ABS, SIGMOID, TANH, RELU, SIGN, LOGICAL_NOT = range(11)
 SIN, COS = range(11, 13)
 TAN, ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH = range(13, 22)
 ERF, ERFC, ERFINV, LOG1P, EXPM1, LOG2, LOG10, EXP2 = range(22, 30)
 FLOOR, CEIL, ROUND, TRUNC = range(30, 34)
+RSQRT, RECIPROCAL = range(34, 36)
 
 #: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
 #: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the
@@ -235,6 +237,13 @@ def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
                     whole += 1.0
             # a zero keeps the sign of x, as IEEE's: ceil(-0.5) is -0.0
             out[pos] = math.copysign(0.0, x) if whole == 0 else whole
+    elif op == RSQRT:  # a zero gives an infinity of its sign, as IEEE's 1 / sqrt(-0.0)
+        if x > 0:
+            out[pos] = 1.0 / math.sqrt(x)
+        else:
+            out[pos] = math.copysign(math.inf, x) if x == 0 else math.nan
+    elif op == RECIPROCAL:
+        out[pos] = 1.0 / x if x != 0 else math.copysign(math.inf, x)
     else:  # LOGICAL_NOT
         out[pos] = x == 0
 

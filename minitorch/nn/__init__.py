@@ -25,6 +25,7 @@ from . import utils  # noqa: E402
 
 # ---- recurrent layers (issue 19) ----
 from .modules import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+from .modules import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer  # noqa: E402,E501
 
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
 from .modules import (  # noqa: E402

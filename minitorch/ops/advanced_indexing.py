@@ -65,6 +65,14 @@ def _as_index_array(item: Any) -> np.ndarray:
     return values.astype(np.int64)
 
 
+class _BoolAxis:
+    """A Python bool (or 0-d bool tensor) in a key: a new dimension, as ``None`` adds, of which
+    ``True`` keeps the one entry and ``False`` none (``t[False]`` is empty)."""
+
+    def __init__(self, keep: bool) -> None:
+        self.positions = np.zeros((1 if keep else 0,), dtype=np.int64)
+
+
 def _normalized_items(key: Any) -> list[Any]:
     """``key`` as a list of items; a list holding sequences or slices counts as a tuple (as in PyTorch)."""
     if isinstance(key, list) and any(isinstance(k, (*_SEQUENCE_TYPES, slice, Tensor)) or k is None or k is Ellipsis for k in key):
@@ -73,11 +81,7 @@ def _normalized_items(key: Any) -> list[Any]:
     normalized: list[Any] = []
     for item in items:
         if isinstance(item, bool) or (isinstance(item, Tensor) and item.dim() == 0 and item.dtype is dtypes.bool_):
-            raise IndexError("indexing with a Python bool or a 0-d bool tensor (t[True]) is not supported yet; "
-                             "use t.unsqueeze(0) or t[None]")
-        if isinstance(item, bool):  # True adds a dimension of size 1, as None does; False an empty one
-            normalized.append(None)
-            normalized.append(np.zeros((1 if item else 0,), dtype=np.int64))
+            normalized.append(_BoolAxis(bool(item)))
         elif _is_advanced(item):
             normalized.append(_as_index_array(item))
         else:
@@ -94,7 +98,7 @@ def _split_basic(items: list[Any], ndim: int) -> tuple[tuple[Any, ...], list[tup
     consumed = sum(
         (item.ndim if isinstance(item, np.ndarray) and item.dtype == np.bool_ else 1)
         for item in items
-        if item is not None and item is not Ellipsis
+        if item is not None and item is not Ellipsis and not isinstance(item, _BoolAxis)
     )
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
@@ -111,6 +115,11 @@ def _split_basic(items: list[Any], ndim: int) -> tuple[tuple[Any, ...], list[tup
             view_dim += skipped
         elif item is None or isinstance(item, slice):
             basic.append(item)
+            view_dim += 1
+        elif isinstance(item, _BoolAxis):  # a new dimension of size 1, then indexed by 0 or nothing
+            basic.append(None)
+            advanced.append((view_dim, item.positions))
+            positions.append(position)
             view_dim += 1
         elif isinstance(item, np.ndarray):
             if item.dtype == np.bool_:

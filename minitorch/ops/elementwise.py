@@ -439,6 +439,36 @@ class Exp2(Function):
         return grad * out * LN_2
 
 
+class Rsqrt(Function):
+    r""":math:`f(a) = a^{-1/2},\quad f'(a) = -\tfrac{1}{2} a^{-3/2} = -\tfrac{1}{2} f(a)^3` (the saved output)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("rsqrt", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return grad * out * out * out * -0.5
+
+
+class Reciprocal(Function):
+    r""":math:`f(a) = 1 / a,\quad f'(a) = -1 / a^2 = -f(a)^2` (the saved output)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        out = map_op("reciprocal", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return -(grad * out * out)
+
+
 class Step(Function):
     r"""A step function (``floor``, ``ceil``, ``round``, ``trunc``): flat between its jumps,
     so its gradient is 0 everywhere, as PyTorch's."""
@@ -830,6 +860,12 @@ class UnaryMath:
 
     def exp2(self: Tensor) -> Tensor:
         return Exp2.apply(_floating(self))
+
+    def rsqrt(self: Tensor) -> Tensor:
+        return Rsqrt.apply(_floating(self))
+
+    def reciprocal(self: Tensor) -> Tensor:
+        return Reciprocal.apply(_floating(self))
 
     def _step(self: Tensor, op: str) -> Tensor:
         """A rounding op (``floor``, ``ceil``, ``round``, ``trunc``); integers are already whole:

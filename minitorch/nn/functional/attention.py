@@ -10,7 +10,8 @@ padding keys) and 0 elsewhere, or any float bias.
 from __future__ import annotations
 
 import math
-from typing import Optional
+import warnings
+from typing import Any, Optional
 
 from ... import creation, dtypes
 from ...tensor import Tensor, where
@@ -18,6 +19,7 @@ from ._utils import shape_list
 from .activation import softmax
 from .dropout import dropout
 from .linear import linear
+from .padding import pad
 
 
 def causal_mask(queries: int, keys: int, like: Tensor) -> Tensor:
@@ -33,6 +35,23 @@ def _as_bias(mask: Tensor, like: Tensor, allowed_when_true: bool) -> Tensor:
         keep = mask if allowed_when_true else mask.logical_not()
         return where(keep, 0.0, -math.inf).to(like.dtype)
     return mask.to(like.dtype)
+
+
+def canonical_mask(mask: Optional[Tensor], mask_name: str, target_type: Any, other: Optional[Tensor] = None,
+                   other_name: str = "") -> Optional[Tensor]:
+    """``mask`` as an additive float mask of ``target_type`` (boolean True, *masked out*, becomes -inf).
+
+    Only boolean and floating masks are accepted; a mask whose dtype differs from the ``other``
+    mask given with it works but warns, as PyTorch does.
+    """
+    if mask is None:
+        return None
+    if mask.dtype is not dtypes.bool_ and not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if other is not None and other.dtype != mask.dtype:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.",
+                      stacklevel=2)
+    return where(mask, -math.inf, 0.0).to(target_type) if mask.dtype is dtypes.bool_ else mask
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
@@ -64,6 +83,21 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     # END SOLUTION
 
 
+def _extra_keys(k: Tensor, v: Tensor, bias_k: Optional[Tensor], bias_v: Optional[Tensor],
+                add_zero_attn: bool) -> tuple[Tensor, Tensor]:
+    """Per-head keys and values ``(N, H, S, D)`` with the learned bias position, then the zero one, appended."""
+    batch, heads, _, head_dim = k.shape
+    if bias_k is not None and bias_v is not None:
+        per_head = (1, heads, 1, head_dim)
+        k = creation.cat([k, bias_k.reshape(per_head).expand(batch, -1, -1, -1)], dim=2)
+        v = creation.cat([v, bias_v.reshape(per_head).expand(batch, -1, -1, -1)], dim=2)
+    if add_zero_attn:
+        zeros = creation.zeros((batch, heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        k = creation.cat([k, zeros], dim=2)
+        v = creation.cat([v, zeros], dim=2)
+    return k, v
+
+
 def multi_head_attention(
     query: Tensor, key: Tensor, value: Tensor, num_heads: int,
     q_weight: Tensor, k_weight: Tensor, v_weight: Tensor,
@@ -71,6 +105,7 @@ def multi_head_attention(
     out_weight: Tensor, out_bias: Optional[Tensor],
     key_padding_mask: Optional[Tensor] = None, need_weights: bool = True, attn_mask: Optional[Tensor] = None,
     average_attn_weights: bool = True, dropout_p: float = 0.0, training: bool = True,
+    bias_k: Optional[Tensor] = None, bias_v: Optional[Tensor] = None, add_zero_attn: bool = False,
 ) -> tuple[Tensor, Optional[Tensor]]:
     r"""Multi-head attention on batch-first ``(N, L, E)`` query and ``(N, S, E_k)``/``(N, S, E_v)`` key/value.
 
@@ -79,7 +114,14 @@ def multi_head_attention(
     *masked out*; ``attn_mask`` is ``(L, S)`` or ``(N * num_heads, L, S)``, ``key_padding_mask``
     is ``(N, S)``. Returns the output and (if ``need_weights``) the attention weights,
     ``(N, L, S)`` averaged over heads or ``(N, num_heads, L, S)``.
+
+    ``bias_k``/``bias_v`` ``(1, 1, E)`` append one learned key and value to every sequence
+    after the projection; ``add_zero_attn`` appends a key and value of zeros to every head.
+    Both lengthen the source by one position that no mask hides, so a query whose keys are
+    all masked still has somewhere to attend (``S`` grows to ``S + 1`` or ``S + 2``).
     """
+    if (bias_k is None) != (bias_v is None):
+        raise AssertionError("bias_k is set but bias_v is None" if bias_v is None else "bias_v is set but bias_k is None")
     batch, length, embed = query.shape
     source = key.shape[1]
     head_dim = embed // num_heads
@@ -87,6 +129,8 @@ def multi_head_attention(
     q = linear(query, q_weight, q_bias).view(batch, length, num_heads, head_dim).transpose(1, 2)
     k = linear(key, k_weight, k_bias).view(batch, source, num_heads, head_dim).transpose(1, 2)
     v = linear(value, v_weight, v_bias).view(batch, source, num_heads, head_dim).transpose(1, 2)
+    k, v = _extra_keys(k, v, bias_k, bias_v, add_zero_attn)
+    extra = k.shape[2] - source  # the appended positions, unmasked: masks get zero columns for them
     scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(head_dim))  # (N, H, L, S)
     if attn_mask is not None:
         if attn_mask.dim() == 2:
@@ -101,13 +145,14 @@ def multi_head_attention(
                     f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {(batch * num_heads, length, source)}."
                 )
             bias = _as_bias(attn_mask, scores, False).view(batch, num_heads, length, source)
-        scores = scores + bias
+        scores = scores + (pad(bias, (0, extra)) if extra else bias)
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (batch, source):
             raise AssertionError(
                 f"expecting key_padding_mask shape of {(batch, source)}, but got {tuple(key_padding_mask.shape)}"
             )
-        scores = scores + _as_bias(key_padding_mask, scores, False).view(batch, 1, 1, source)
+        bias = _as_bias(key_padding_mask, scores, False).view(batch, 1, 1, source)
+        scores = scores + (pad(bias, (0, extra)) if extra else bias)
     weights = softmax(scores, -1)
     attended = dropout(weights, dropout_p, training) if dropout_p > 0.0 else weights
     heads = (attended @ v).transpose(1, 2).reshape(batch, length, embed)

@@ -37,6 +37,10 @@ __all__ += LAYERS
 RECURRENT = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 __all__ += RECURRENT
 
+# ---- transformer layers (issue 19) ----
+from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer  # noqa: E402,E501,I001
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer"]
+
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
 from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
 from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d  # noqa: E402

@@ -4,7 +4,8 @@ Parameters, as PyTorch names them: ``in_proj_weight`` ``(3E, E)`` stacking the q
 and value projections (or ``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` when
 ``kdim``/``vdim`` differ from ``embed_dim``), ``in_proj_bias`` ``(3E,)`` and the output
 projection ``out_proj``. Inputs are ``(L, N, E)``, or ``(N, L, E)`` with ``batch_first``,
-or unbatched ``(L, E)``.
+or unbatched ``(L, E)``. ``add_bias_kv`` adds the learned ``bias_k``/``bias_v`` ``(1, 1, E)``,
+one extra key and value position; ``add_zero_attn`` one more of zeros.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Optional
 from ... import creation
 from ...tensor import Tensor
 from .. import init
-from ..functional.attention import multi_head_attention
+from ..functional.attention import canonical_mask, multi_head_attention
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
@@ -34,8 +35,6 @@ class MultiheadAttention(Module):
                  batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and num_heads={num_heads} instead")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not supported in minitorch")
         super().__init__()
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
@@ -62,12 +61,16 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kwargs)
-        self.bias_k = self.bias_v = None
+        if add_bias_kv:
+            self.bias_k = Parameter(creation.empty((1, 1, embed_dim), **kwargs))
+            self.bias_v = Parameter(creation.empty((1, 1, embed_dim), **kwargs))
+        else:
+            self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
-        """Xavier-uniform projections, zero biases (PyTorch's defaults)."""
+        """Xavier-uniform projections, zero biases, Xavier-normal ``bias_k``/``bias_v`` (PyTorch's defaults)."""
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
         else:
@@ -77,6 +80,10 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
 
     def _projections(self) -> tuple[Tensor, Tensor, Tensor, Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
         """The query, key and value weights and biases (slices of the packed ones when packed)."""
@@ -103,6 +110,8 @@ class MultiheadAttention(Module):
             )
         if query.shape[-1] != self.embed_dim:
             raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {query.shape[-1]}")
+        key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", query.dtype, attn_mask, "attn_mask")
+        attn_mask = canonical_mask(attn_mask, "attn_mask", query.dtype)
         batched = query.dim() == 3
         if not batched:
             query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
@@ -114,6 +123,7 @@ class MultiheadAttention(Module):
             query, key, value, self.num_heads, *self._projections(), self.out_proj.weight, self.out_proj.bias,
             key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
             average_attn_weights=average_attn_weights, dropout_p=self.dropout, training=self.training,
+            bias_k=self.bias_k, bias_v=self.bias_v, add_zero_attn=self.add_zero_attn,
         )
         if not batched:
             return out.squeeze(0), None if weights is None else weights.squeeze(0)

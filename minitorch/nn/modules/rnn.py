@@ -30,6 +30,7 @@ from ..functional import index_select, linear
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from ._rnn_scan import GRUScan, LSTMScan, RNNScan
+from ._repr import changed_options
 from .module import Module
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase  # PyTorch keeps the cells in this module too
 
@@ -146,20 +147,8 @@ class RNNBase(Module):
         """Nothing to do: the weights are used where they are (PyTorch compacts them for cuDNN)."""
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return f"{self.input_size}, {self.hidden_size}" + changed_options(self, {
+            "proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False, "dropout": 0, "bidirectional": False})
 
     # ---- checks (PyTorch's names, so subclasses written for PyTorch keep working) ----
 

@@ -17,6 +17,7 @@ from .. import init
 from ..functional import linear
 from ..parameter import Parameter
 from ._rnn_scan import NONLINEARITIES, GRUScan, LSTMScan, RNNScan
+from ._repr import changed_options
 from .module import Module
 
 __all__ = ["GRUCell", "LSTMCell", "RNNCell", "RNNCellBase"]
@@ -49,12 +50,8 @@ class RNNCellBase(Module):
             init.uniform_(weight, -bound, bound)
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if getattr(self, "nonlinearity", "tanh") != "tanh":
-            s += f", nonlinearity={self.nonlinearity}"
-        return s
+        defaults = {"bias": True, "nonlinearity": "tanh"} if hasattr(self, "nonlinearity") else {"bias": True}
+        return f"{self.input_size}, {self.hidden_size}" + changed_options(self, defaults)
 
     def _batched(self, input: Tensor, hidden: Optional[tuple[Tensor, ...]], states: int) -> tuple[Tensor, tuple[Tensor, ...], bool]:  # noqa: A002
         """``input`` as ``(B, input_size)``, the states as ``(B, H)`` (zeros if not given), and whether it was a batch.
