@@ -1,4 +1,4 @@
-"""Layers and training: conv2d, a LeNet step, an MLP step, and the course's standard training run."""
+"""Layers and training: conv2d, conv_transpose2d, a LeNet step, an MLP step, and the course's standard training run."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from harness import MINITORCH, TORCH, Call, Case, Context, Factory, NotAvailable
 
 CONV_SHAPE = (32, 3, 32, 32)  # batch 32, 3 channels, 32 x 32
 CONV_OUT, KERNEL_SIZE = 16, 3
+#: a DCGAN generator's upsampling stage: (16, 64, 8, 8) -> (16, 32, 16, 16), kernel 4, stride 2, padding 1
+CONV_T_SHAPE, CONV_T_OUT, CONV_T_KERNEL = (16, 64, 8, 8), 32, 4
 LENET_BATCH = 64
 #: the issue's MLP: 784 -> 256 -> 10, batch 64, SGD, cross-entropy
 MLP_WIDTHS = (784, 256, 10)
@@ -61,6 +63,20 @@ def conv_step(lib: Any, nn: Any) -> Call:
     def step() -> None:
         x.grad = w.grad = b.grad = None
         nn.functional.conv2d(x, w, b, padding=1).sum().backward()
+
+    return step
+
+
+def conv_transpose_step(lib: Any, nn: Any) -> Call:
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal(CONV_T_SHAPE).astype(np.float32), requires_grad=True)
+    w = lib.tensor(rng.standard_normal((CONV_T_SHAPE[1], CONV_T_OUT, CONV_T_KERNEL, CONV_T_KERNEL)).astype(np.float32),
+                   requires_grad=True)
+    b = lib.tensor(np.zeros(CONV_T_OUT, np.float32), requires_grad=True)
+
+    def step() -> None:
+        x.grad = w.grad = b.grad = None
+        nn.functional.conv_transpose2d(x, w, b, stride=2, padding=1).sum().backward()
 
     return step
 
@@ -116,9 +132,12 @@ def _both(ctx: Context, make: Callable[[Any, Any], Call], simple: bool = False) 
 
 def layer_cases(ctx: Context) -> list[Case]:
     conv = f"{CONV_SHAPE[0]}x{CONV_SHAPE[1]}x{CONV_SHAPE[2]}x{CONV_SHAPE[3]}, {CONV_OUT} {KERNEL_SIZE}x{KERNEL_SIZE}"
+    conv_t = f"{'x'.join(map(str, CONV_T_SHAPE))}, {CONV_T_OUT} {CONV_T_KERNEL}x{CONV_T_KERNEL} stride 2"
     return [
         Case(f"conv2d fwd+bwd {conv}", "layers", _both(ctx, conv_step),
              description="conv2d(x, w, b, padding=1).sum().backward()"),
+        Case(f"conv_transpose2d fwd+bwd {conv_t}", "layers", _both(ctx, conv_transpose_step),
+             description="conv_transpose2d(x, w, b, stride=2, padding=1).sum().backward()"),
         Case(f"LeNet SGD step, batch {LENET_BATCH}", "layers", _both(ctx, lenet_step),
              description="two conv + max-pool stages, three linear layers, 28 x 28 inputs, cross-entropy, SGD"),
     ]

@@ -32,3 +32,9 @@ from .modules import (  # noqa: E402
     CosineEmbeddingLoss, EmbeddingBag, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss,
     MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
 )
+
+# ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
+from .modules import (  # noqa: E402
+    AdaptiveMaxPool1d, AdaptiveMaxPool2d, ConvTranspose1d, ConvTranspose2d, PixelShuffle, PixelUnshuffle, Upsample,
+    UpsamplingBilinear2d, UpsamplingNearest2d,
+)

@@ -37,3 +37,13 @@ __all__ = [
 ]
 __all__ += loss_extra.__all__
 __all__ += ["embedding_bag"]
+
+# ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
+from .adaptive_max_pooling import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: E402
+from .conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from .upsampling import interpolate, pixel_shuffle, pixel_unshuffle, upsample  # noqa: E402
+
+__all__ += [
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "conv_transpose1d", "conv_transpose2d", "interpolate", "pixel_shuffle",
+    "pixel_unshuffle", "upsample",
+]

@@ -51,3 +51,15 @@ MORE_LOSSES = [
     "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
 ]
 __all__ += MORE_LOSSES + ["EmbeddingBag"]
+
+# ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
+from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .pooling import AdaptiveMaxPool1d, AdaptiveMaxPool2d  # noqa: E402
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
+
+RESAMPLING = [
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "ConvTranspose1d", "ConvTranspose2d", "PixelShuffle", "PixelUnshuffle",
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+]
+__all__ += RESAMPLING

@@ -1,10 +1,12 @@
 r"""Convolution layers: a learnable ``(out_channels, in_channels/groups, *kernel_size)`` weight and
-an optional bias, applied with :func:`~minitorch.nn.functional.conv2d` (or ``conv1d``)."""
+an optional bias, applied with :func:`~minitorch.nn.functional.conv2d` (or ``conv1d``); and the
+transposed convolutions, whose weight is ``(in_channels, out_channels/groups, *kernel_size)``,
+applied with :func:`~minitorch.nn.functional.conv_transpose2d` (or ``conv_transpose1d``)."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Union
+from typing import Any, Optional, Sequence, Union
 
 from ... import creation
 from ...tensor import Tensor
@@ -14,7 +16,7 @@ from ..functional._utils import IntOrTuple
 from ._weights import register_weight_and_bias
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 #: PyTorch's default init: kaiming-uniform with this negative slope, bound 1/sqrt(fan_in)
@@ -26,9 +28,13 @@ def _tuple(value: IntOrTuple, n: int) -> tuple[int, ...]:
 
 
 class _ConvNd(Module):
-    """What Conv1d and Conv2d share: arguments, parameters, initialization, repr."""
+    """What the convolutions share: arguments, parameters, initialization, repr.
+
+    A transposed convolution's weight is ``(in_channels, out_channels/groups, *kernel_size)``.
+    """
 
     _spatial: int = 2
+    _transposed: bool = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple, stride: IntOrTuple = 1,
                  padding: Union[str, IntOrTuple] = 0, dilation: IntOrTuple = 1, groups: int = 1, bias: bool = True,
@@ -54,12 +60,13 @@ class _ConvNd(Module):
         self.stride = _tuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
         self.dilation = _tuple(dilation, n)
-        self.transposed = False
+        self.transposed = self._transposed
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
+        channels = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
         register_weight_and_bias(
-            self, creation.empty((out_channels, in_channels // groups, *self.kernel_size), device=device, dtype=dtype),
+            self, creation.empty((*channels, *self.kernel_size), device=device, dtype=dtype),
             creation.empty(out_channels, device=device, dtype=dtype) if bias else None,
         )
         self.reset_parameters()
@@ -93,6 +100,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -120,3 +129,62 @@ class Conv2d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         x, padding = self._padded_input(input)
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: ``output_padding``, and ``output_size`` in forward."""
+
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTuple, stride: IntOrTuple = 1,
+                 padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1, bias: bool = True,
+                 dilation: IntOrTuple = 1, padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         device, dtype)
+        self.output_padding = _tuple(output_padding, self._spatial)
+
+    def _output_padding(self, input: Tensor, output_size: Optional[Sequence[int]]) -> tuple[int, ...]:  # noqa: A002
+        """``output_padding``, or the one that makes the output exactly ``output_size``.
+
+        A stride ``s`` convolution maps ``s`` output lengths to the same input length, so
+        ``output_size`` picks one of the ``s`` lengths a transposed convolution can produce.
+        """
+        if output_size is None:
+            return self.output_padding
+        n = self._spatial
+        leading = 2 if input.dim() == n + 2 else 1
+        sizes = list(output_size)
+        if len(sizes) == leading + n:
+            sizes = sizes[leading:]
+        if len(sizes) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or {leading + n} "
+                             f"elements (got {len(sizes)})")
+        smallest = [(size - 1) * s - 2 * p + d * (k - 1) + 1 for size, s, p, d, k in
+                    zip(input.shape[-n:], self.stride, self.padding, self.dilation, self.kernel_size)]
+        largest = [low + s - 1 for low, s in zip(smallest, self.stride)]
+        if any(not low <= size <= high for size, low, high in zip(sizes, smallest, largest)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} to "
+                             f"{largest} (for an input of {input.size()[2:]})")
+        return tuple(size - low for size, low in zip(sizes, smallest))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over ``(N, C_in, L)`` (or ``(C_in, L)``) input."""
+
+    _spatial = 1
+
+    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:  # noqa: A002
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution over ``(N, C_in, H, W)`` (or ``(C_in, H, W)``) input."""
+
+    _spatial = 2
+
+    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:  # noqa: A002
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)

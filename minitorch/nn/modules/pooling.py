@@ -115,3 +115,29 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class _AdaptiveMaxPoolNd(Module):
+    """Max pooling to exactly ``output_size``; with ``return_indices`` also where each maximum sits."""
+
+    def __init__(self, output_size: Union[int, None, Sequence[Optional[int]]], return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of ``(N, C, L)`` or ``(C, L)`` input to exactly ``output_size`` positions."""
+
+    def forward(self, input: Tensor):  # noqa: A002
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of ``(N, C, H, W)`` or ``(C, H, W)`` input to exactly ``output_size`` (``None`` keeps a size)."""
+
+    def forward(self, input: Tensor):  # noqa: A002
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)

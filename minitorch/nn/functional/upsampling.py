@@ -1,0 +1,249 @@
+r"""Resampling: ``interpolate`` (nearest, linear, area) and pixel (un)shuffle.
+
+Nearest and linear interpolation are separable: each spatial dimension is resampled in
+turn, by picking input positions with ``index_select``. Output position :math:`i` of a
+dimension resized from :math:`n` to :math:`m` reads, with :math:`r = n/m` (or
+``1/scale_factor`` when one is given and not recomputed):
+
+* ``'nearest'``: input :math:`\min(\lfloor i\,r \rfloor, n - 1)`;
+* ``'nearest-exact'``: input :math:`\min(\lfloor (i + \tfrac12)\,r \rfloor, n - 1)` (pixel centres);
+* ``'linear'`` (and its 2-D and 3-D forms): the source coordinate
+  :math:`x = \max(r\,(i + \tfrac12) - \tfrac12,\ 0)`, or :math:`x = i\,\frac{n-1}{m-1}` with
+  ``align_corners=True``, between :math:`j = \lfloor x \rfloor` and :math:`j + 1` (clamped):
+
+  .. math:: y_i = (1 - \lambda)\,x_j + \lambda\,x_{j+1}, \qquad \lambda = x - j
+
+Source positions are computed as PyTorch computes them (in the input's precision, the nearest
+modes rounded to single precision before the floor), so the same inputs give the same picks.
+``'area'`` is adaptive average pooling. The gradients come from ``index_select`` and the
+elementwise products.
+
+Pixel shuffle moves :math:`r^2` channels into an :math:`r \times r` block of pixels
+(``(*, C r^2, H, W) -> (*, C, H r, W r)``); pixel unshuffle undoes it. Both are a view,
+a permutation and a reshape.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+from ... import creation, dtypes
+from ...ops.indexing import index_select
+from ...tensor import Tensor
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+
+Size = Union[int, Sequence[int], None]
+Scale = Union[float, Sequence[float], None]
+
+#: what PyTorch's message lists, and what it accepts without align_corners
+LISTED_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+NEAREST_MODES = ("nearest", "area", "nearest-exact")
+#: the linear family by number of spatial dimensions
+LINEAR_MODES = {1: "linear", 2: "bilinear", 3: "trilinear"}
+AXIS_NAMES = ("D", "H", "W")
+
+
+def _output_sizes(input: Tensor, size: Size, scale_factor: Scale,  # noqa: A002
+                  recompute_scale_factor: Optional[bool], mode: str) -> tuple[list[int], list[Optional[float]]]:
+    """The output size per spatial dimension and the scale each source position uses
+    (``None``: the ratio of the sizes), with PyTorch's argument checks in its order."""
+    dim = input.dim() - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    f"Input and output must have the same number of spatial dimensions, but got input with spatial "
+                    f"dimensions of {spatial} and output size of {size}. Please provide input tensor in (N, C, d1, d2, "
+                    f"...,dK) format and output size in (o1, o2, ...,oK) format."
+                )
+            if not all(isinstance(s, int) for s in size):
+                raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                                f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}")
+            outs = [int(s) for s in size]
+        else:
+            outs = [int(size)] * dim
+        scales: list[Optional[float]] = [None] * dim
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    f"Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                    f"spatial dimensions of {spatial} and scale_factor of shape {scale_factor}. Please provide input "
+                    f"tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+                )
+            scales = [float(s) for s in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dim
+        outs = [int(n * s) for n, s in zip(spatial, scales)]  # truncated toward zero, as PyTorch's C++ does
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor or (mode == "area" and size is None):
+        outs = [math.floor(float(n) * s) for n, s in zip(spatial, scales)]  # type: ignore[operator]
+        scales = [None] * dim
+    return outs, scales
+
+
+def _check_sizes(spatial: Sequence[int], outs: Sequence[int]) -> None:
+    if any(n <= 0 for n in spatial) or any(o <= 0 for o in outs):
+        names = AXIS_NAMES[-len(spatial):]
+        shown_in = ", ".join(f"{a}: {n}" for a, n in zip(names, spatial))
+        shown_out = ", ".join(f"{a}: {o}" for a, o in zip(names, outs))
+        joint = " and" if len(spatial) == 1 else ""  # PyTorch's 1-D wording
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_in}){joint} output ({shown_out})")
+
+
+def nearest_sources(size: int, out_size: int, scale: Optional[float], exact: bool, precision: type) -> list[int]:
+    """The input position each output position copies (see the module docstring).
+
+    As PyTorch computes them: the ratio in the input's ``precision``, the product in double,
+    rounded to single precision before the floor.
+    """
+    ratio = precision(1.0 / scale) if scale is not None and scale > 0 else precision(size) / precision(out_size)
+    offset = 0.5 if exact else 0.0
+    points = [np.float32(np.float64(i + offset) * np.float64(ratio)) for i in range(out_size)]
+    return [min(int(math.floor(p)), size - 1) for p in points]
+
+
+def linear_sources(size: int, out_size: int, scale: Optional[float], align_corners: bool,
+                   precision: type) -> tuple[list[int], list[int], list[float]]:
+    """Per output position: the two input positions it blends and the weight :math:`\\lambda` of the second."""
+    if out_size == size:
+        return list(range(size)), list(range(size)), [0.0] * size
+    if align_corners:
+        ratio = precision(size - 1) / precision(out_size - 1) if out_size > 1 else precision(0)
+    else:
+        ratio = precision(1.0 / scale) if scale is not None and scale > 0 else precision(size) / precision(out_size)
+    lows, highs, weights = [], [], []
+    for i in range(out_size):
+        if align_corners:
+            real = ratio * precision(i)
+        else:
+            real = max(ratio * (precision(i) + precision(0.5)) - precision(0.5), precision(0))
+        low = min(int(math.floor(np.float32(real))), size - 1)
+        lows.append(low)
+        highs.append(low + 1 if low < size - 1 else low)
+        weights.append(float(min(max(real - precision(low), precision(0)), precision(1))))
+    return lows, highs, weights
+
+
+def _along(x: Tensor, dim: int, positions: list[int]) -> Tensor:
+    return index_select(x, dim, creation.tensor(positions, dtype=dtypes.int64, device=x.device))
+
+
+def _linear_along(x: Tensor, dim: int, lows: list[int], highs: list[int], weights: list[float]) -> Tensor:
+    """``(1 - w) * x[lows] + w * x[highs]`` along ``dim``."""
+    shape = [1] * x.dim()
+    shape[dim] = len(weights)
+    second = creation.tensor(weights, dtype=x.dtype, device=x.device).view(*shape)
+    return _along(x, dim, lows) * (1 - second) + _along(x, dim, highs) * second
+
+
+def _kernel_name(mode: str, dim: int) -> str:
+    """The name PyTorch's CPU kernel for ``mode`` goes by in its dtype errors."""
+    if mode == "area":
+        return f"adaptive_avg_pool{dim}d"
+    if dim == 1 and mode in ("nearest", "linear"):
+        return f"compute_indices_weights_{mode}"
+    return f"upsample_{mode.replace('-', '_')}{dim}d" + ("_channels_last" if dim == 2 else "")
+
+
+def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mode: str = "nearest",  # noqa: A002
+                align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
+                antialias: bool = False) -> Tensor:
+    """Resize the spatial dimensions of ``(N, C, *spatial)`` input to ``size`` or by ``scale_factor``.
+
+    Modes ``'nearest'``, ``'nearest-exact'``, ``'linear'``/``'bilinear'``/``'trilinear'`` and
+    ``'area'`` (1-D and 2-D); ``'bicubic'`` and ``antialias=True`` are not implemented.
+    """
+    if mode in NEAREST_MODES:
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                             "bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    outs, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor, mode)
+    dim = input.dim() - 2
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
+    if mode in LINEAR_MODES.values() and LINEAR_MODES.get(dim) != mode:
+        needed = 2 + next(n for n, name in LINEAR_MODES.items() if name == mode)
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needed}D input")
+    if (mode == "bicubic" and dim == 2) or antialias:
+        raise NotImplementedError(f"interpolate: mode={mode!r}{' with antialias=True' if antialias else ''} is not "
+                                  f"implemented in minitorch")
+    supported = mode in ("nearest", "nearest-exact", LINEAR_MODES.get(dim)) or (mode == "area" and dim in (1, 2))
+    if not 1 <= dim <= 3 or not supported:
+        if dim == 3 and mode == "area":
+            raise NotImplementedError("interpolate: mode='area' on 5D input is not implemented in minitorch")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                                  f"modes: {LISTED_MODES} (got {mode})")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{_kernel_name(mode, dim)}" not implemented for \'{dtypes.scalar_type_name(input.dtype)}\'')
+    if mode == "area":
+        return adaptive_avg_pool1d(input, outs) if dim == 1 else adaptive_avg_pool2d(input, outs)
+    spatial = list(input.shape[2:])
+    _check_sizes(spatial, outs)
+    out = input
+    precision = np.float64 if input.dtype == dtypes.float64 else np.float32
+    for d, (n, m, scale) in enumerate(zip(spatial, outs, scales), start=2):
+        if mode == "nearest" or mode == "nearest-exact":
+            out = _along(out, d, nearest_sources(n, m, scale, mode == "nearest-exact", precision))
+        else:
+            out = _linear_along(out, d, *linear_sources(n, m, scale, bool(align_corners), precision))
+    return out
+
+
+def upsample(input: Tensor, size: Size = None, scale_factor: Scale = None, mode: str = "nearest",  # noqa: A002
+             align_corners: Optional[bool] = None) -> Tensor:
+    """The old name of :func:`interpolate` (deprecated in PyTorch, and warned about as there)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``: each group of :math:`r^2` channels becomes an :math:`r \\times r` block."""
+    r = upscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *lead, channels, height, width = input.shape
+    if channels % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={channels} is not divisible by {r * r}")
+    k = len(lead)
+    blocks = input.reshape(*lead, channels // (r * r), r, r, height, width)
+    order = tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2)
+    return blocks.permute(*order).reshape(*lead, channels // (r * r), height * r, width * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``: the inverse of :func:`pixel_shuffle`."""
+    r = downscale_factor
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *lead, channels, height, width = input.shape
+    if height % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but "
+                           f"input.size(-2)={height} is not divisible by {r}")
+    if width % r:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
+                           f"input.size(-1)={width} is not divisible by {r}")
+    k = len(lead)
+    blocks = input.reshape(*lead, channels, height // r, r, width // r, r)
+    order = tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3)
+    return blocks.permute(*order).reshape(*lead, channels * r * r, height // r, width // r)
