@@ -36,6 +36,8 @@ CASES: dict[str, tuple[np.ndarray, Callable[[ModuleType, Any], Any]]] = {
     "conv2d": (IMAGE, lambda lib, x: lib.nn.functional.conv2d(x, lib.tensor(KERNEL), padding=1).tanh().sum()),
     "max_pool2d": (IMAGE, lambda lib, x: (lib.nn.functional.max_pool2d(x, 2) ** 3).sum()),
     "avg_pool2d": (IMAGE, lambda lib, x: (lib.nn.functional.avg_pool2d(x, 2, stride=1) ** 3).sum()),
+    "conv_transpose2d": (IMAGE, lambda lib, x: lib.nn.functional.conv_transpose2d(
+        x, lib.tensor(KERNEL.transpose(1, 0, 2, 3)), stride=2).tanh().sum()),
 }
 
 
