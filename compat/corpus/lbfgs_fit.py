@@ -1,6 +1,6 @@
 # Full-batch optimisation with L-BFGS and a closure, as curve-fitting and style-transfer
-# (Few iterations: over many, L-BFGS amplifies the last-bit differences of any two libraries.)
 # tutorials use it: fit a small model to a curve, then minimise the Rosenbrock function.
+# (Few iterations: over many, L-BFGS amplifies the last-bit differences of any two libraries.)
 import torch
 import torch.nn as nn
 
