@@ -85,14 +85,7 @@ def vjp(func: Callable[..., Any], inputs: Tensors, v: Optional[Tensors] = None, 
         inputs_tuple, xs = _as_tuple(inputs, "inputs", "vjp")
         xs = _leaves(xs, create_graph)
         outputs_tuple, outs = _call(func, xs, "vjp")
-        if v is None:
-            if len(outs) != 1 or outs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
-                                   "Tensor with a single element.")
-            vs: tuple[Tensor, ...] = (zeros_like(outs[0]) + 1,)
-        else:
-            _, vs = _as_tuple(v, "v", "vjp")
-            _check_shapes(vs, outs, "v", "the output of the user-provided function")
+        vs = _vectors(v, outs, "vjp", "the user-provided function returns", "the output of the user-provided function")
         grads = _grads(outs, xs, vs, create_graph, strict, "vjp")
     shown = [o if create_graph else o.detach() for o in outs]
     return _shaped_like(outputs_tuple, shown), _shaped_like(inputs_tuple, grads)
@@ -104,14 +97,7 @@ def jvp(func: Callable[..., Any], inputs: Tensors, v: Optional[Tensors] = None, 
     with enable_grad():
         inputs_tuple, xs = _as_tuple(inputs, "inputs", "jvp")
         xs = _leaves(xs, create_graph)
-        if v is None:
-            if len(xs) != 1 or xs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function "
-                                   "is a single Tensor with a single element.")
-            vs: tuple[Tensor, ...] = (zeros_like(xs[0]) + 1,)
-        else:
-            _, vs = _as_tuple(v, "v", "jvp")
-            _check_shapes(vs, xs, "v", "the input of the user-provided function")
+        vs = _vectors(v, xs, "jvp", "the input to the user-provided function is", "the input of the user-provided function")
         outputs_tuple, outs = _call(func, xs, "jvp")
         # J^T u for dummy cotangents u (kept in the graph), then its vjp with respect to u along v
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outs)
@@ -119,6 +105,17 @@ def jvp(func: Callable[..., Any], inputs: Tensors, v: Optional[Tensors] = None, 
         products = _grads(transposed, dummies, vs, create_graph, strict, "jvp")
     shown = [o if create_graph else o.detach() for o in outs]
     return _shaped_like(outputs_tuple, shown), _shaped_like(outputs_tuple, products)
+
+
+def _vectors(v: Optional[Tensors], like: tuple[Tensor, ...], caller: str, single: str, against: str) -> tuple[Tensor, ...]:
+    """``v`` as a tuple shaped like ``like``; ones when ``v`` is None and ``like`` is one element."""
+    if v is None:
+        if len(like) != 1 or like[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if {single} a single Tensor with a single element.")
+        return (zeros_like(like[0]) + 1,)
+    _, vs = _as_tuple(v, "v", caller)
+    _check_shapes(vs, like, "v", against)
+    return vs
 
 
 def _check_shapes(given: Sequence[Tensor], expected: Sequence[Tensor], name: str, against: str) -> None:
@@ -207,14 +204,7 @@ def _second_order(func: Callable[..., Any], inputs: Tensors, v: Optional[Tensors
     with enable_grad():
         inputs_tuple, xs = _as_tuple(inputs, "inputs", caller)
         xs = _leaves(xs, create_graph)
-        if v is None:
-            if len(xs) != 1 or xs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function "
-                                   "is a single Tensor with a single element.")
-            vs: tuple[Tensor, ...] = (zeros_like(xs[0]) + 1,)
-        else:
-            _, vs = _as_tuple(v, "v", caller)
-            _check_shapes(vs, xs, "v", "the input of the user-provided function")
+        vs = _vectors(v, xs, caller, "the input to the user-provided function is", "the input of the user-provided function")
         out = scalar(*xs)
         first = _grads([out], xs, [zeros_like(out) + 1], True, strict, caller)
         second = _grads(first, xs, vs, create_graph, strict, caller)

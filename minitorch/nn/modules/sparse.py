@@ -12,6 +12,7 @@ from ..functional.embedding_bag import embedding_bag
 from ..functional.sparse import padding_index
 from .. import init
 from ..parameter import Parameter
+from ._repr import changed_options
 from .module import Module
 
 __all__ = ["Embedding", "EmbeddingBag"]
@@ -58,18 +59,8 @@ class Embedding(Module):
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        if self.sparse:
-            s += ", sparse=True"
-        return s
+        return f"{self.num_embeddings}, {self.embedding_dim}" + changed_options(self, {
+            "padding_idx": None, "max_norm": None, "norm_type": 2, "scale_grad_by_freq": False, "sparse": False})
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: Optional[int] = None,
@@ -123,17 +114,9 @@ class EmbeddingBag(Module):
                              self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        s += f", mode='{self.mode}'"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        return s
+        options = changed_options(self, {"max_norm": None, "norm_type": 2, "scale_grad_by_freq": False})
+        return f"{self.num_embeddings}, {self.embedding_dim}{options}, mode='{self.mode}'" + changed_options(
+            self, {"padding_idx": None})
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, max_norm: Optional[float] = None,
