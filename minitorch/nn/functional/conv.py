@@ -64,10 +64,9 @@ def _check_conv_geometry(padding: Padding, steps: tuple[int, ...], dilations: tu
         raise RuntimeError(f"dilation should be greater than zero, but got {_as_2d(dilations)}")
 
 
-def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], groups: int,  # noqa: A002
-                     padding: Padding, steps: tuple[int, ...], dilations: tuple[int, ...]) -> None:
-    """PyTorch's errors for a wrong rank, padding, stride, dilation, channel count, group split,
-    bias size or an empty kernel, in PyTorch's order."""
+def check_ranks_and_groups(name: str, n: int, input: Tensor, weight: Tensor, groups: int) -> None:  # noqa: A002
+    """PyTorch's first errors of an ``n``-d (transposed) convolution: the input's and the
+    weight's ranks, then a positive group count."""
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(
             f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of size: {shape_list(input.shape)}"
@@ -77,6 +76,13 @@ def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Opt
                            f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input, but got {weight.dim()}-dimensional weight of size {shape_list(weight.shape)} instead")
     if groups < 1:
         raise RuntimeError("non-positive groups is not supported")
+
+
+def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], groups: int,  # noqa: A002
+                     padding: Padding, steps: tuple[int, ...], dilations: tuple[int, ...]) -> None:
+    """PyTorch's errors for a wrong rank, padding, stride, dilation, channel count, group split,
+    bias size or an empty kernel, in PyTorch's order."""
+    check_ranks_and_groups(name, n, input, weight, groups)
     _check_conv_geometry(padding, steps, dilations)
     out_channels = weight.shape[0]
     if out_channels % groups:

@@ -32,7 +32,7 @@ from ...ops.fold import fold
 from ...ops.windows import ConstantPad
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
-from .conv import _as_2d
+from .conv import _as_2d, check_ranks_and_groups
 
 
 def output_sizes(sizes: tuple[int, ...], kernel: tuple[int, ...], steps: tuple[int, ...], pads: tuple[int, ...],
@@ -45,15 +45,7 @@ def output_sizes(sizes: tuple[int, ...], kernel: tuple[int, ...], steps: tuple[i
 def _check_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], groups: int,  # noqa: A002
                 steps: tuple[int, ...], pads: tuple[int, ...], extra: tuple[int, ...], dilations: tuple[int, ...]) -> None:
     """PyTorch's errors for a wrong rank, geometry, group split, channel count or bias, in its order."""
-    if input.dim() not in (n + 1, n + 2):
-        raise RuntimeError(
-            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of size: {shape_list(input.shape)}"
-        )
-    if weight.dim() != n + 2:
-        raise RuntimeError("weight should have at least three dimensions" if n == 1 else
-                           f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input, but got {weight.dim()}-dimensional weight of size {shape_list(weight.shape)} instead")
-    if groups < 1:
-        raise RuntimeError("non-positive groups is not supported")
+    check_ranks_and_groups(name, n, input, weight, groups)
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
     if any(e < 0 for e in extra):
