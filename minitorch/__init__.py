@@ -53,6 +53,7 @@ from .ops.elementwise_extra import (
 from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
 from .autograd import functional as _autograd_functional  # noqa: F401 - makes minitorch.autograd.functional an attribute, as torch.autograd.functional
 from .ops.sampling import bernoulli, logspace, multinomial, normal
+from .ops.counting import bincount, histc
 from .ops.reductions_extra import (
     argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
 )
