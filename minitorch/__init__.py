@@ -54,6 +54,7 @@ from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and
 from .autograd import functional as _autograd_functional  # noqa: F401 - makes minitorch.autograd.functional an attribute, as torch.autograd.functional
 from .ops.sampling import bernoulli, logspace, multinomial, normal
 from .ops.counting import bincount, histc
+from .ops import legacy_methods  # noqa: F401 - attaches Tensor.select, dist, ravel, new, resize_
 from .ops.reductions_extra import (
     argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
 )
@@ -73,6 +74,7 @@ inf = math.inf
 nan = math.nan
 
 from . import nn  # noqa: E402 - after the tensor API it builds on
+from . import distributions  # noqa: E402 - built on nn.functional
 from .nn.functional.activation import log_softmax, softmax  # noqa: E402 - torch.softmax is F.softmax
 
 __version__ = "0.1.0"

@@ -1302,9 +1302,13 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
+        """As PyTorch: a 0-d tensor formats as its number (``f"{loss}"`` prints ``0.25``, and
+        ``f"{loss:.3f}"`` works); any other tensor only with an empty spec, as its ``str``."""
+        if self.dim() == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     # ---- factories that follow this tensor's dtype and device ----
 

@@ -7,6 +7,7 @@ from typing import Optional, Sequence, Union
 
 from .function import Context, Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .variable import Variable
 
 
 def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", Sequence["Tensor"]],  # noqa: F821
@@ -64,4 +65,4 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
     return tuple(results)
 
 
-__all__ = ["Context", "Function", "enable_grad", "grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["Context", "Function", "Variable", "enable_grad", "grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]

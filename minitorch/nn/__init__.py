@@ -38,3 +38,7 @@ from .modules import (  # noqa: E402
     AdaptiveMaxPool1d, AdaptiveMaxPool2d, ConvTranspose1d, ConvTranspose2d, PixelShuffle, PixelUnshuffle, Upsample,
     UpsamplingBilinear2d, UpsamplingNearest2d,
 )
+
+# ---- DataParallel: the module on one device, PyTorch's checkpoint keys ----
+from . import parallel  # noqa: E402
+from .parallel import DataParallel  # noqa: E402

@@ -13,7 +13,7 @@ from typing import Any, Optional
 from ... import dtypes
 from ...ops.activations import GELU, LogSoftmax, Softmax
 from ...shapes import normalize_dim
-from ...tensor import Tensor, where
+from ...tensor import Tensor, add_tensor_methods, where
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 
@@ -106,3 +106,15 @@ def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, 
     source, d = _softmax_input("log_softmax", input, dim, dtype)
     out = LogSoftmax.apply(source, d)
     return out if input.dim() else out.view(())  # a 0-d input was computed as one element
+
+
+def _softmax_method(self: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    return softmax(self, dim, dtype=dtype)
+
+
+def _log_softmax_method(self: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    return log_softmax(self, dim, dtype=dtype)
+
+
+# ``x.softmax(dim)`` as in PyTorch: attached here, where the functions live
+add_tensor_methods({"softmax": _softmax_method, "log_softmax": _log_softmax_method})

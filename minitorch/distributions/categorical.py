@@ -1,0 +1,149 @@
+r"""``Categorical`` and ``Bernoulli``: discrete distributions given by probabilities or logits.
+
+As in PyTorch, either parameter may be given and the other is computed when first asked for
+(then it shows in the repr); logits of a probability are :math:`\log p` with :math:`p` kept
+inside :math:`[\epsilon, 1 - \epsilon]`, so a zero probability has a finite logit.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..nn.functional import binary_cross_entropy_with_logits, softmax
+from ..ops.sampling import multinomial
+from ..creation import rand
+from ..tensor import Tensor
+from .distribution import Distribution, as_tensor
+
+
+def _clamped(probs: Tensor) -> Tensor:
+    eps = float(np.finfo(probs.dtype.numpy).eps)
+    return probs.clamp(eps, 1 - eps)
+
+
+def _one_parameter(probs: Any, logits: Any) -> None:
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class Categorical(Distribution):
+    """One of ``K`` categories, :math:`P(k) = p_k` (the last dimension of ``probs``/``logits``)."""
+
+    arg_constraints = {"probs": ("Simplex()", lambda p: p >= 0), "logits": ("IndependentConstraint(Real(), 1)", lambda l: l == l)}
+
+    def __init__(self, probs: Optional[Tensor] = None, logits: Optional[Tensor] = None,
+                 validate_args: Optional[bool] = None) -> None:
+        _one_parameter(probs, logits)
+        source = probs if probs is not None else logits
+        if source.dim() < 1:
+            raise ValueError("`probs` parameter must be at least one-dimensional." if probs is not None
+                             else "`logits` parameter must be at least one-dimensional.")
+        if probs is not None:
+            self.probs = probs / probs.sum(-1, keepdim=True)
+        else:
+            self.logits = logits - logits.logsumexp(-1, keepdim=True)
+        self._num_events = source.shape[-1]
+        super().__init__(tuple(source.shape[:-1]), (), validate_args)
+
+    def __getattr__(self, name: str) -> Any:  # the other parameter, computed once on demand
+        if name == "logits" and "probs" in self.__dict__:
+            self.logits = _clamped(self.probs).log()
+            return self.logits
+        if name == "probs" and "logits" in self.__dict__:
+            self.probs = softmax(self.logits, -1)
+            return self.probs
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    @property
+    def param_shape(self) -> Any:
+        return self.probs.shape
+
+    @property
+    def mean(self) -> Tensor:
+        return self.probs.new_full(tuple(self.batch_shape), float("nan"))
+
+    @property
+    def variance(self) -> Tensor:
+        return self.probs.new_full(tuple(self.batch_shape), float("nan"))
+
+    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
+        flat = self.probs.detach().reshape(-1, self._num_events)
+        count = 1
+        for size in sample_shape:
+            count *= int(size)
+        draws = multinomial(flat, count, replacement=True)  # (batch, count)
+        return draws.t().reshape(tuple(sample_shape) + tuple(self.batch_shape))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        value = value.long()
+        self._check_support(value, f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})",
+                            (value >= 0) & (value < self._num_events))
+        logits = self.logits
+        shape = tuple(value.shape) + (self._num_events,)
+        picked = logits.expand(*shape) if logits.dim() < len(shape) else logits
+        return picked.gather(-1, value.unsqueeze(-1).expand(*tuple(picked.shape[:-1]), 1)).squeeze(-1)
+
+    def entropy(self) -> Tensor:
+        return -(self.logits * self.probs).sum(-1)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        from ..creation import arange
+
+        values = arange(self._num_events, device=self.probs.device).view((-1,) + (1,) * len(self.batch_shape))
+        return values.expand(self._num_events, *self.batch_shape) if expand else values
+
+
+class Bernoulli(Distribution):
+    """1 with probability :math:`p`, 0 otherwise."""
+
+    arg_constraints = {"probs": ("Interval(lower_bound=0.0, upper_bound=1.0)", lambda p: (p >= 0) & (p <= 1)),
+                       "logits": ("Real()", lambda l: l == l)}
+
+    def __init__(self, probs: Any = None, logits: Any = None, validate_args: Optional[bool] = None) -> None:
+        _one_parameter(probs, logits)
+        if probs is not None:
+            self.probs = as_tensor(probs)
+            shape = self.probs.shape
+        else:
+            self.logits = as_tensor(logits)
+            shape = self.logits.shape
+        super().__init__(tuple(shape), (), validate_args)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "logits" and "probs" in self.__dict__:
+            p = _clamped(self.probs)
+            self.logits = p.log() - (-p).log1p()
+            return self.logits
+        if name == "probs" and "logits" in self.__dict__:
+            self.probs = self.logits.sigmoid()
+            return self.probs
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    @property
+    def mean(self) -> Tensor:
+        return self.probs
+
+    @property
+    def variance(self) -> Tensor:
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        probs = self.probs.detach().expand(*shape) if shape else self.probs.detach()
+        return (rand(shape, dtype=probs.dtype, device=probs.device) < probs).to(probs.dtype)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        given = self.__dict__.get("probs", self.__dict__.get("logits"))  # checked before logits are computed
+        value = as_tensor(value, given)
+        self._check_support(value, "Boolean()", (value == 0) | (value == 1))
+        logits, value = self.logits, value
+        return -binary_cross_entropy_with_logits(logits.expand(*value.shape) if value.dim() > logits.dim() else logits,
+                                                 value, reduction="none")
+
+    def entropy(self) -> Tensor:
+        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+
+__all__ = ["Bernoulli", "Categorical"]
