@@ -32,6 +32,7 @@ from .legacy_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, Hal
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
+from .type_info import finfo, iinfo
 from .tensor_repr import set_printoptions
 from .tensor import Tensor
 from .ops.indexing import gather, index_add, index_select, scatter_add

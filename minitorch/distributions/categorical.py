@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
 from ..nn.functional import binary_cross_entropy_with_logits, softmax
 from ..ops.sampling import multinomial
 from ..creation import rand
 from ..tensor import Tensor
+from ..type_info import finfo
 from .distribution import Distribution, as_tensor
 
 
 def _clamped(probs: Tensor) -> Tensor:
-    eps = float(np.finfo(probs.dtype.numpy).eps)
+    eps = finfo(probs.dtype).eps
     return probs.clamp(eps, 1 - eps)
 
 
