@@ -44,6 +44,13 @@ def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool], redu
     return "mean" if size_average else "sum"
 
 
+def checked_reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str) -> str:
+    """``reduction`` after the legacy flags, checked (PyTorch's error for an unknown one)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    return reduction
+
+
 def _refuse_grad(function: str, **constants: Optional[Tensor]) -> None:
     """PyTorch's error for a weight that requires grad: these losses are not differentiable in it."""
     for name, value in constants.items():
@@ -168,8 +175,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
              ignore_index: int = DEFAULT_IGNORE_INDEX, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r"""Negative log-likelihood :math:`-w_y \log p_y` of class-index targets, given log-probabilities
     of shape ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)`` (classes along dimension 1)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     _check_targets(input, target)
     if target.dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {dtypes.scalar_type_name(target.dtype)}")
@@ -211,8 +217,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     With ``label_smoothing`` :math:`\varepsilon` the target is mixed with the uniform
     distribution: :math:`(1 - \varepsilon)\,\mathrm{target} + \varepsilon / C`.
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
@@ -258,8 +263,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,  # noqa: A002
                          size_average: Optional[bool] = None, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r""":math:`-w\,[y \log x + (1 - y) \log(1 - x)]` for probabilities :math:`x`, each log clamped at -100."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     _check_same_size(input, target)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {dtypes.scalar_type_name(target.dtype)} but expected {dtypes.scalar_type_name(input.dtype)}")

@@ -19,7 +19,7 @@ from ...creation import arange, ones_like
 from ...ops.indexing import Gather
 from ...tensor import Tensor, where
 from ._utils import check_reduction, reduce_loss, shape_list
-from .loss import _legacy_reduction, _refuse_grad
+from .loss import _legacy_reduction, _refuse_grad, checked_reduction
 
 #: ``cosine_embedding_loss`` adds this to each squared length, so a zero vector has a cosine
 COSINE_EPS = 1e-12
@@ -65,8 +65,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                           reduction: str = "mean") -> Tensor:
     r""":math:`1 - \cos(x_1, x_2)` where the target is 1, :math:`\max(0, \cos(x_1, x_2) - m)` where it is -1."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     dim = target.dim()
     if dim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -84,8 +83,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                         reduction: str = "mean") -> Tensor:
     r""":math:`\max(0, -y\,(x_1 - x_2) + m)`: ``input1`` should rank above ``input2`` where :math:`y = 1`."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
@@ -102,8 +100,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r""":math:`\max(0, d(a, p) - d(a, n) + m)` with :math:`d` the ``p``-norm distance; ``swap`` uses
     :math:`\min(d(a, n), d(p, n))` for the negative distance."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     dims = (anchor.dim(), positive.dim(), negative.dim())
@@ -122,8 +119,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # 
                          size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                          reduction: str = "mean") -> Tensor:
     r""":math:`x` where the target is 1, :math:`\max(0, m - x)` where it is -1 (``input`` a distance)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     losses = where(target != 1, (margin - input).clamp_min(0), 0.0) + where(target != -1, input, 0.0)
     return reduce_loss(losses, reduction)
 
@@ -131,8 +127,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  # noqa: A002
                      reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r"""Logistic loss of a :math:`\pm 1` target: :math:`\log(1 + e^{-y x})`."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     _refuse_grad("soft_margin_loss", target=target)
     return composite("SoftMarginLossBackward0", partial(_soft_margin_loss, reduction=reduction), input, target)
 
@@ -148,8 +143,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 
     .. math:: \frac1C \sum_{j \ne y} w_y \max(0, m - x_y + x_j)^p
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
@@ -200,8 +194,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     (:math:`\log(x + \epsilon)` when not ``log_input``); ``full`` adds Stirling's approximation
     :math:`y \log y - y + \tfrac12 \log(2\pi y)` of :math:`\log y!` where :math:`y > 1`.
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = checked_reduction(size_average, reduce, reduction)
     if log_input:
         losses = input.exp() - target * input
     else:

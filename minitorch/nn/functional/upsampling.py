@@ -210,14 +210,19 @@ def upsample(input: Tensor, size: Size = None, scale_factor: Scale = None, mode:
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+def _check_shuffle(name: str, factor_name: str, input: Tensor, factor: int) -> None:  # noqa: A002
+    """PyTorch's first two errors of ``pixel_shuffle``/``pixel_unshuffle``: rank, then the factor."""
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {factor_name}, but got {factor}")
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``: each group of :math:`r^2` channels becomes an :math:`r \\times r` block."""
     r = upscale_factor
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    _check_shuffle("pixel_shuffle", "upscale_factor", input, r)
     *lead, channels, height, width = input.shape
     if channels % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
@@ -231,11 +236,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
     """``(*, C, H r, W r) -> (*, C r^2, H, W)``: the inverse of :func:`pixel_shuffle`."""
     r = downscale_factor
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    _check_shuffle("pixel_unshuffle", "downscale_factor", input, r)
     *lead, channels, height, width = input.shape
     if height % r:
         raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but "
