@@ -38,3 +38,7 @@ from .modules import (  # noqa: E402
     AdaptiveMaxPool1d, AdaptiveMaxPool2d, ConvTranspose1d, ConvTranspose2d, PixelShuffle, PixelUnshuffle, Upsample,
     UpsamplingBilinear2d, UpsamplingNearest2d,
 )
+
+# ---- lazy modules and their placeholders (issue 17) ----
+from .modules import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyLinear  # noqa: E402
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
