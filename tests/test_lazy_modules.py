@@ -318,7 +318,7 @@ def test_lazy_conv_against_pytorch(torch_ref: Any, name: str) -> None:
     loaded(torch_ref.tensor(x))
     assert type(ours).__name__ == type(theirs).__name__ and repr(ours) == repr(loaded)
     inferred = make(nn)
-    inferred(minitorch.tensor(x))
+    inferred(minitorch.tensor(x, dtype=minitorch.float32))
     assert repr(inferred) == repr(theirs) and inferred.in_channels == theirs.in_channels
     np.testing.assert_allclose(values(out), values(expected), rtol=1e-10, atol=1e-12)
 
