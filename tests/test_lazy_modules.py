@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import math
+import pickle
 import re
 from typing import Any, Callable
 
@@ -289,6 +290,21 @@ def test_module_conversions_before_the_first_call(torch_ref: Any) -> None:
     assert ours.weight.dtype is F64 and type(ours.weight) is nn.Parameter
     moved = nn.LazyBatchNorm1d().to(F64)
     assert is_lazy(moved.running_mean) and moved.running_mean.dtype is F64 and moved.weight.dtype is F64
+
+
+def test_copies_of_a_lazy_module_materialise_on_their_own(torch_ref: Any) -> None:
+    """A deep copy (or pickled copy) keeps its own hook: calling it leaves the original lazy, as in PyTorch."""
+    for duplicate in (copy.deepcopy, lambda m: pickle.loads(pickle.dumps(m))):
+        original = nn.LazyLinear(3)
+        copied = duplicate(original)
+        copied(minitorch.zeros(2, 4))
+        assert type(copied) is nn.Linear and copied.in_features == 4
+        assert type(original) is nn.LazyLinear and original.has_uninitialized_params()
+        original(minitorch.zeros(2, 5))
+        assert type(original) is nn.Linear and original.in_features == 5
+    theirs = torch_ref.nn.LazyLinear(3)
+    copy.deepcopy(theirs)(torch_ref.zeros(2, 4))
+    assert type(theirs) is torch_ref.nn.LazyLinear
 
 
 # ---- LazyConv1d / LazyConv2d ----
