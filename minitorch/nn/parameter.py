@@ -3,6 +3,9 @@
 Assigning a ``Parameter`` as a Module attribute registers it, so it shows up in
 ``parameters()`` and ``state_dict()``. A ``Parameter`` shares the storage of the tensor it is
 made from: ``p = Parameter(t)`` then ``t.fill_(0)`` changes ``p`` too.
+
+Lazy modules hold :class:`UninitializedParameter` and :class:`UninitializedBuffer` placeholders:
+a dtype and a device but no shape until :meth:`~UninitializedTensorMixin.materialize`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from ... import creation, dtypes
 from ...autograd import no_grad
@@ -118,7 +118,7 @@ class _LazyConvNd(LazyModuleMixin):
     """What the lazy convolutions share: ``in_channels`` from the channel dimension of the first input."""
 
     def __init__(self, out_channels: int, kernel_size: IntOrTuple, stride: IntOrTuple = 1,
-                 padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1, bias: bool = True,
+                 padding: Union[str, IntOrTuple] = 0, dilation: IntOrTuple = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
         # bias False: no tensor is made only to be replaced by a placeholder
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)

@@ -622,7 +622,7 @@ class Module:
                     f"from checkpoint but received {type(value)}"
                 )
                 continue
-            if not is_lazy(current) and value.shape != current.shape:  # a placeholder takes any shape
+            if not is_lazy(current) and value.shape != current.shape:  # a placeholder has no shape yet
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                     f"the shape in current model is {current.shape}."
