@@ -42,3 +42,7 @@ from .modules import (  # noqa: E402
 # ---- DataParallel: the module on one device, PyTorch's checkpoint keys ----
 from . import parallel  # noqa: E402
 from .parallel import DataParallel  # noqa: E402
+
+# ---- lazy modules and their placeholders (issue 17) ----
+from .modules import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyLinear  # noqa: E402
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402

@@ -30,6 +30,16 @@ class RemovableHandle:
             if hooks is not None:
                 hooks.pop(self.id, None)
 
+    def __getstate__(self) -> tuple:
+        """The dicts themselves, not weak references: a deep-copied module's handle (a lazy module keeps
+        its hook's) then removes from the copy's dicts."""
+        return self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_refs)
+
+    def __setstate__(self, state: tuple) -> None:
+        hooks, self.id, extras = state
+        self.hooks_dict_ref = _weak(hooks)
+        self.extra_dict_refs = tuple(_weak(d) for d in extras)
+
     def __enter__(self) -> "RemovableHandle":
         return self
 
@@ -38,3 +48,12 @@ class RemovableHandle:
 
     def __repr__(self) -> str:
         return f"RemovableHandle(id={self.id})"
+
+
+def _gone() -> None:
+    """Stands for the weak reference of a hooks dict that was gone before the handle was copied."""
+    return None
+
+
+def _weak(hooks: Optional[MutableMapping[int, Any]]) -> Any:
+    return weakref.ref(hooks) if hooks is not None else _gone

@@ -63,3 +63,8 @@ RESAMPLING = [
     "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
 ]
 __all__ += RESAMPLING
+
+# ---- lazy modules (issue 17) ----
+from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyLinear  # noqa: E402
+
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyLinear"]

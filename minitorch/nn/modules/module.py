@@ -30,7 +30,7 @@ from ...autograd import no_grad
 from ...device import device as Device
 from ...tensor import Tensor
 from ...utils.hooks import RemovableHandle
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from ._backward_hooks import BackwardHook
 
 __all__ = [
@@ -622,7 +622,7 @@ class Module:
                     f"from checkpoint but received {type(value)}"
                 )
                 continue
-            if value.shape != current.shape:
+            if not is_lazy(current) and value.shape != current.shape:  # a placeholder has no shape yet
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                     f"the shape in current model is {current.shape}."
