@@ -38,3 +38,11 @@ from .modules import (  # noqa: E402
     AdaptiveMaxPool1d, AdaptiveMaxPool2d, ConvTranspose1d, ConvTranspose2d, PixelShuffle, PixelUnshuffle, Upsample,
     UpsamplingBilinear2d, UpsamplingNearest2d,
 )
+
+# ---- further activations, distances, padding, instance norm, Bilinear, AlphaDropout (issues 17/19) ----
+from .modules import (  # noqa: E402
+    CELU, ELU, GLU, SELU, AlphaDropout, Bilinear, CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d,
+    CosineSimilarity, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, InstanceNorm1d, InstanceNorm2d, LogSigmoid, Mish,
+    PairwiseDistance, PReLU, ReflectionPad1d, ReflectionPad2d, ReLU6, ReplicationPad1d, ReplicationPad2d, Softmax2d,
+    Softmin, Softshrink, Softsign, Tanhshrink, Threshold, ZeroPad1d, ZeroPad2d,
+)
