@@ -113,6 +113,12 @@ class CircularPad1d(_PadNd):
 
     MODE = "circular"
 
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        ranks = (self.PAIRS + 1, self.PAIRS + 2)  # unbatched or batched
+        if input.dim() not in ranks:
+            raise ValueError(f"expected {ranks[0]}D or {ranks[1]}D input (got {input.dim()}D input)")
+        return super().forward(input)
+
 
 class CircularPad2d(CircularPad1d):
     """Pad the last two dimensions by wrapping around."""
