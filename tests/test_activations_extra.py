@@ -281,6 +281,17 @@ def test_bilinear_module_matches_torch(torch_ref) -> None:
     assert nn.Bilinear(3, 4, 2, bias=False).bias is None
 
 
+@pytest.mark.parametrize("shapes", [
+    ((2, 3), (2, 4), (5, 3, 4), (6,)), ((2, 3), (3, 4), (5, 3, 4), None), ((2, 2), (2, 4), (5, 3, 4), None),
+    ((2, 3), (2, 2, 4), (5, 3, 4), None), ((2, 3), (2, 5), (5, 3, 4), None),
+])
+def test_bilinear_size_errors_match_torch(torch_ref, shapes: tuple[Any, ...]) -> None:
+    rng = np.random.default_rng(12)
+    arrays = [None if s is None else rng.standard_normal(s) for s in shapes]
+    assert_same_error(lambda: F.bilinear(*(None if a is None else ours(a) for a in arrays)),
+                      lambda: torch_ref.nn.functional.bilinear(*(None if a is None else theirs(torch_ref, a) for a in arrays)))
+
+
 def test_alpha_dropout_is_identity_in_eval_and_keeps_selu_statistics() -> None:
     x = ours(np.random.default_rng(11).standard_normal((400, 500)))
     layer = nn.AlphaDropout(0.2)
