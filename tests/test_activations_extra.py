@@ -239,7 +239,8 @@ def test_errors_match_torch(torch_ref, call: Callable[..., Any]) -> None:
                       lambda: call(torch_ref.nn.functional, torch_ref, theirs(torch_ref, x)))
 
 
-@pytest.mark.parametrize("name", ["elu", "selu", "celu", "hardswish", "hardsigmoid", "mish", "logsigmoid", "softshrink"])
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "hardswish", "hardsigmoid", "mish", "logsigmoid",
+                                  "softshrink"])
 def test_integer_input_is_refused_as_by_torch(torch_ref, name: str) -> None:
     with pytest.raises(NotImplementedError) as expected:
         getattr(torch_ref.nn.functional, name)(torch_ref.tensor([1, 2]))
@@ -252,8 +253,8 @@ def test_integer_input_is_refused_as_by_torch(torch_ref, name: str) -> None:
 def test_normalize_matches_torch(torch_ref, p: float, dim: int) -> None:
     x = np.random.default_rng(8).standard_normal((3, 4))
     x[1] = 0.0  # a zero vector: divided by eps, not by 0
-    compare_with_torch(torch_ref, lambda t: F.normalize(t, p, dim), lambda t: torch_ref.nn.functional.normalize(t, p, dim),
-                       [x], grad=[0], **EXACT)
+    compare_with_torch(torch_ref, lambda t: F.normalize(t, p, dim),
+                       lambda t: torch_ref.nn.functional.normalize(t, p, dim), [x], grad=[0], **EXACT)
 
 
 def test_cosine_similarity_and_pairwise_distance_modules(torch_ref) -> None:
@@ -267,7 +268,8 @@ def test_cosine_similarity_and_pairwise_distance_modules(torch_ref) -> None:
 
 
 def test_bilinear_module_matches_torch(torch_ref) -> None:
-    layer, reference = nn.Bilinear(3, 4, 2, dtype=minitorch.float64), torch_ref.nn.Bilinear(3, 4, 2, dtype=torch_ref.float64)
+    layer = nn.Bilinear(3, 4, 2, dtype=minitorch.float64)
+    reference = torch_ref.nn.Bilinear(3, 4, 2, dtype=torch_ref.float64)
     assert list(layer.state_dict()) == list(reference.state_dict()) == ["weight", "bias"]
     assert tuple(layer.weight.shape) == (2, 3, 4)
     bound = 1 / np.sqrt(3)
@@ -288,8 +290,10 @@ def test_bilinear_module_matches_torch(torch_ref) -> None:
 def test_bilinear_size_errors_match_torch(torch_ref, shapes: tuple[Any, ...]) -> None:
     rng = np.random.default_rng(12)
     arrays = [None if s is None else rng.standard_normal(s) for s in shapes]
-    assert_same_error(lambda: F.bilinear(*(None if a is None else ours(a) for a in arrays)),
-                      lambda: torch_ref.nn.functional.bilinear(*(None if a is None else theirs(torch_ref, a) for a in arrays)))
+    assert_same_error(
+        lambda: F.bilinear(*(None if a is None else ours(a) for a in arrays)),
+        lambda: torch_ref.nn.functional.bilinear(*(None if a is None else theirs(torch_ref, a) for a in arrays)),
+    )
 
 
 def test_alpha_dropout_is_identity_in_eval_and_keeps_selu_statistics() -> None:

@@ -26,7 +26,8 @@ def data(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
 
 @pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 5)])
 def test_functional_matches_torch(torch_ref, shape: tuple[int, ...]) -> None:
-    compare_with_torch(torch_ref, F.instance_norm, torch_ref.nn.functional.instance_norm, [data(shape)], grad=[0], **TOL)
+    compare_with_torch(torch_ref, F.instance_norm, torch_ref.nn.functional.instance_norm, [data(shape)], grad=[0],
+                       **TOL)
 
 
 def test_functional_with_weight_and_bias(torch_ref) -> None:
@@ -39,7 +40,8 @@ def test_functional_with_weight_and_bias(torch_ref) -> None:
 
 def test_gradcheck() -> None:
     rng = np.random.default_rng(2)
-    x, w, b = ours(data((2, 2, 5)), grad=True), ours(rng.standard_normal(2), grad=True), ours(rng.standard_normal(2), grad=True)
+    x = ours(data((2, 2, 5)), grad=True)
+    w, b = ours(rng.standard_normal(2), grad=True), ours(rng.standard_normal(2), grad=True)
     gradcheck(lambda x, w, b: F.instance_norm(x, weight=w, bias=b), x, w, b)
 
 

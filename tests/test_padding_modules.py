@@ -40,7 +40,8 @@ def test_padding_layer_repr_and_state(torch_ref, name: str, args: tuple[Any, ...
 
 
 def test_constant_pad_repr_keeps_the_value_as_given(torch_ref) -> None:
-    assert repr(nn.ConstantPad2d(1, 0)) == repr(torch_ref.nn.ConstantPad2d(1, 0)) == "ConstantPad2d(padding=(1, 1, 1, 1), value=0)"
+    expected = "ConstantPad2d(padding=(1, 1, 1, 1), value=0)"
+    assert repr(nn.ConstantPad2d(1, 0)) == repr(torch_ref.nn.ConstantPad2d(1, 0)) == expected
 
 
 def test_padded_values_by_hand() -> None:
@@ -63,7 +64,8 @@ def test_padded_values_by_hand() -> None:
 ])
 def test_padding_errors_match_torch(torch_ref, name: str, args: tuple[Any, ...], shape: tuple[int, ...]) -> None:
     x = np.random.default_rng(1).standard_normal(shape)
-    assert_same_error(lambda: getattr(nn, name)(*args)(ours(x)), lambda: getattr(torch_ref.nn, name)(*args)(theirs(torch_ref, x)))
+    assert_same_error(lambda: getattr(nn, name)(*args)(ours(x)),
+                      lambda: getattr(torch_ref.nn, name)(*args)(theirs(torch_ref, x)))
 
 
 @pytest.mark.parametrize("name, shape", [("ReflectionPad1d", (2, 3, 4, 5)), ("ReflectionPad2d", (3, 4))])

@@ -70,7 +70,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
-    r""":math:`s \cdot \mathrm{elu}(x, \alpha)` with the fixed :math:`\alpha \approx 1.6733`, :math:`s \approx 1.0507`."""
+    r""":math:`s \cdot \mathrm{elu}(x, \alpha)`, fixed :math:`\alpha \approx 1.6733`, :math:`s \approx 1.0507`."""
     _check_floating(input, "elu_cpu")
     negative = (SELU_ALPHA * SELU_SCALE) * _ExpMinusOne.apply(_below_or_zero(input))
     return _in_place(input, where(input > 0, SELU_SCALE * input, negative), inplace)
@@ -186,7 +186,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
-    r""":math:`x` for :math:`x > 0`, else :math:`a_c x` with one learned slope per channel (dimension 1), or one for all."""
+    r""":math:`x` for :math:`x > 0`, else :math:`a_c x`: one slope per channel (dimension 1), or one for all."""
     count = weight.numel()
     if count != 1:
         if input.dim() == 0:

@@ -113,8 +113,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
     return out
 
 
-def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_var: Optional[Tensor] = None,  # noqa: A002
-                  weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
+def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,  # noqa: A002 - PyTorch's name
+                  running_var: Optional[Tensor] = None, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     r"""Normalise each channel of each sample over its own spatial positions (dimensions 2 on).
 

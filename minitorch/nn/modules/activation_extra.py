@@ -75,10 +75,12 @@ class Hardtanh(Module):
                  min_value: Optional[float] = None, max_value: Optional[float] = None) -> None:
         super().__init__()
         if min_value is not None:
-            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning, stacklevel=2)
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning,
+                          stacklevel=2)
             min_val = min_value
         if max_value is not None:
-            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning, stacklevel=2)
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning,
+                          stacklevel=2)
             max_val = max_value
         if max_val <= min_val:
             raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
