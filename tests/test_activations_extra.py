@@ -313,3 +313,12 @@ def test_alpha_dropout_is_identity_in_eval_and_keeps_selu_statistics() -> None:
     kept = ~dropped
     np.testing.assert_allclose(out[kept], scale * source[kept] + scale * 1.7580993408473766 * 0.2, rtol=1e-12)
     assert values(F.alpha_dropout(x, 1.0, training=True)).max() == 0.0
+
+
+def test_class_hierarchy_is_torchs(torch_ref) -> None:
+    """``isinstance`` answers as in PyTorch (``ReLU6`` is a ``Hardtanh``; ``CELU`` is no ``ELU``)."""
+    names = {name for name, _ in MODULES} | {"ReLU", "Softmax", "LeakyReLU"}
+    for a in names:
+        for b in names:
+            ours_says = issubclass(getattr(nn, a), getattr(nn, b))
+            assert ours_says == issubclass(getattr(torch_ref.nn, a), getattr(torch_ref.nn, b)), (a, b)

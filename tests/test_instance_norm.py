@@ -106,3 +106,12 @@ def test_errors_match_torch(torch_ref, call: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_same_error(lambda: call(minitorch, ours(x)), lambda: call(torch_ref, theirs(torch_ref, x)))
+
+
+def test_instance_norm_is_no_batch_norm(torch_ref) -> None:
+    """Code that picks out batch-norm layers by class (e.g. for weight decay) must not catch these."""
+    for name in ("InstanceNorm1d", "InstanceNorm2d"):
+        for other in ("BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d"):
+            expected = issubclass(getattr(torch_ref.nn, name), getattr(torch_ref.nn, other))
+            assert issubclass(getattr(nn, name), getattr(nn, other)) == expected
+    assert not isinstance(nn.InstanceNorm1d(3), type(nn.BatchNorm1d(3)).__mro__[1])

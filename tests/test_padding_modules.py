@@ -77,3 +77,12 @@ def test_wrong_rank_for_a_mode_is_refused_as_by_torch(torch_ref, name: str, shap
     with pytest.raises(NotImplementedError) as mine:
         getattr(nn, name)(1)(ours(x))
     assert str(mine.value) == str(expected.value)
+
+
+def test_class_hierarchy_is_torchs(torch_ref) -> None:
+    """``isinstance`` answers as in PyTorch (``ZeroPad1d`` is a ``ConstantPad1d``; a 2d layer is no 1d one)."""
+    names = [case[0] for case in CASES] + ["ReplicationPad1d", "CircularPad2d"]
+    for a in set(names):
+        for b in set(names):
+            ours_says = issubclass(getattr(nn, a), getattr(nn, b))
+            assert ours_says == issubclass(getattr(torch_ref.nn, a), getattr(torch_ref.nn, b)), (a, b)

@@ -36,22 +36,26 @@ class _InPlaceOption(Module):
         self.inplace = inplace
 
 
-class ELU(Module):
-    r""":math:`x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`."""
+class _AlphaOption(Module):
+    """An ELU-like activation's options: ``alpha`` and ``inplace``."""
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
-        return F.elu(input, self.alpha, self.inplace)
-
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
-class CELU(ELU):
+class ELU(_AlphaOption):
+    r""":math:`x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name
+        return F.elu(input, self.alpha, self.inplace)
+
+
+class CELU(_AlphaOption):
     r""":math:`\max(0, x) + \min(0, \alpha (e^{x/\alpha} - 1))`."""
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
@@ -203,21 +207,25 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class Softshrink(Module):
-    r""":math:`x \mp \lambda` outside :math:`[-\lambda, \lambda]`, else 0."""
+class _LambdaOption(Module):
+    """A shrink function's half-width ``lambd``."""
 
     def __init__(self, lambd: float = DEFAULT_LAMBDA) -> None:
         super().__init__()
         self.lambd = lambd
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.softshrink(input, self.lambd)
-
     def extra_repr(self) -> str:
         return str(self.lambd)
 
 
-class Hardshrink(Softshrink):
+class Softshrink(_LambdaOption):
+    r""":math:`x \mp \lambda` outside :math:`[-\lambda, \lambda]`, else 0."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.softshrink(input, self.lambd)
+
+
+class Hardshrink(_LambdaOption):
     r""":math:`x` outside :math:`[-\lambda, \lambda]`, else 0."""
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002

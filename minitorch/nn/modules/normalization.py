@@ -77,14 +77,8 @@ class GroupNorm(Module):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
 
 
-class _BatchNorm(Module):
-    r"""Batch normalisation of channel dimension 1, with running statistics as buffers.
-
-    In training each batch is normalised by its own mean and (biased) variance, and the
-    buffers move towards them: :math:`r \leftarrow (1 - m)\,r + m\,s` with the unbiased
-    variance for ``running_var``; ``momentum=None`` makes :math:`m = 1/t` after :math:`t`
-    batches, a plain average. In evaluation the buffers normalise.
-    """
+class _NormBase(Module):
+    """What batch and instance norm share: per-channel scale and shift, running-statistics buffers."""
 
     def __init__(self, num_features: int, eps: float = DEFAULT_EPS, momentum: Optional[float] = DEFAULT_MOMENTUM,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None, dtype: Any = None,
@@ -123,6 +117,20 @@ class _BatchNorm(Module):
     def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
         raise NotImplementedError
 
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    r"""Batch normalisation of channel dimension 1, with running statistics as buffers.
+
+    In training each batch is normalised by its own mean and (biased) variance, and the
+    buffers move towards them: :math:`r \leftarrow (1 - m)\,r + m\,s` with the unbiased
+    variance for ``running_var``; ``momentum=None`` makes :math:`m = 1/t` after :math:`t`
+    batches, a plain average. In evaluation the buffers normalise.
+    """
+
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input_dim(input)
         # BEGIN SOLUTION 5.6
@@ -138,10 +146,6 @@ class _BatchNorm(Module):
             self.weight, self.bias, use_batch_stats, factor, self.eps,
         )
         # END SOLUTION
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -160,7 +164,7 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     r"""Instance normalisation: each channel of each sample normalised over its own positions.
 
     Unlike batch norm, by default there is no affine map and no running statistics; with

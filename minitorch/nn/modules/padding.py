@@ -84,32 +84,36 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
-class ReflectionPad1d(_PadNd):
-    """Pad the last dimension with its mirror image (edge not repeated)."""
-
+class _ReflectionPadNd(_PadNd):
     MODE = "reflect"
 
 
-class ReflectionPad2d(ReflectionPad1d):
+class ReflectionPad1d(_ReflectionPadNd):
+    """Pad the last dimension with its mirror image (edge not repeated)."""
+
+
+class ReflectionPad2d(_ReflectionPadNd):
     """Pad the last two dimensions with their mirror images."""
 
     PAIRS = 2
 
 
-class ReplicationPad1d(_PadNd):
-    """Pad the last dimension by repeating its edge values."""
-
+class _ReplicationPadNd(_PadNd):
     MODE = "replicate"
 
 
-class ReplicationPad2d(ReplicationPad1d):
+class ReplicationPad1d(_ReplicationPadNd):
+    """Pad the last dimension by repeating its edge values."""
+
+
+class ReplicationPad2d(_ReplicationPadNd):
     """Pad the last two dimensions by repeating their edge values."""
 
     PAIRS = 2
 
 
-class CircularPad1d(_PadNd):
-    """Pad the last dimension by wrapping around."""
+class _CircularPadNd(_PadNd):
+    """Circular padding; the layer checks the input's rank itself, as PyTorch's does."""
 
     MODE = "circular"
 
@@ -120,7 +124,11 @@ class CircularPad1d(_PadNd):
         return super().forward(input)
 
 
-class CircularPad2d(CircularPad1d):
+class CircularPad1d(_CircularPadNd):
+    """Pad the last dimension by wrapping around."""
+
+
+class CircularPad2d(_CircularPadNd):
     """Pad the last two dimensions by wrapping around."""
 
     PAIRS = 2
