@@ -322,3 +322,15 @@ def test_class_hierarchy_is_torchs(torch_ref) -> None:
         for b in names:
             ours_says = issubclass(getattr(nn, a), getattr(nn, b))
             assert ours_says == issubclass(getattr(torch_ref.nn, a), getattr(torch_ref.nn, b)), (a, b)
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "mish", "logsigmoid", "softsign", "tanhshrink", "hardswish"])
+def test_second_derivatives_match_torch(torch_ref, name: str) -> None:
+    """Away from the kinks (where the second derivative is a matter of convention)."""
+    x = np.array([-30.0, -2.0, -0.5, 0.3, 0.7, 2.5, 30.0])
+    mine, ref = ours(x, grad=True), theirs(torch_ref, x, grad=True)
+    (slope,) = minitorch.autograd.grad(ACTIVATIONS[name](F, mine).sum(), [mine], create_graph=True)
+    (curvature,) = minitorch.autograd.grad(slope.sum(), [mine])
+    (t_slope,) = torch_ref.autograd.grad(ACTIVATIONS[name](torch_ref.nn.functional, ref).sum(), [ref], create_graph=True)
+    (t_curvature,) = torch_ref.autograd.grad(t_slope.sum(), [ref])
+    assert_close(curvature, t_curvature, atol=1e-15, rtol=1e-12, what="second derivative")
