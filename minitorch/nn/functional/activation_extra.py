@@ -1,7 +1,8 @@
 r"""The further activations: the ELU family, the hard (piecewise-linear) ones, the shrinks,
 PReLU, Mish, log-sigmoid, softmin and GLU.
 
-Each is composed of differentiable ops, so autograd supplies the backward. Piecewise
+Each is composed of differentiable ops, so autograd supplies the backward (the ELU family's
+:math:`e^x - 1` is one small Function, to keep PyTorch's slopes far left). Piecewise
 functions are written with ``where``, which sends the gradient to the branch it picked;
 choosing the strict or non-strict comparison decides which side's slope a kink gets, and
 the choices below give PyTorch's slopes at every kink (e.g. ``hardtanh`` and ``relu6`` have
@@ -54,7 +55,7 @@ class _ExpMinusOne(Function):
         return grad * a.exp()
 
 
-def _below_or_zero(x: Tensor, bound: float = 0.0) -> Tensor:
+def _at_most(x: Tensor, bound: float = 0.0) -> Tensor:
     """``x`` where :math:`x \\le \\text{bound}` (or NaN), else ``bound``: a safe input for a branch used only there."""
     return where(x > bound, bound, x)
 
@@ -62,7 +63,7 @@ def _below_or_zero(x: Tensor, bound: float = 0.0) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`."""
     _check_floating(input, "elu_cpu")
-    return _in_place(input, where(input > 0, input, alpha * _ExpMinusOne.apply(_below_or_zero(input))), inplace)
+    return _in_place(input, where(input > 0, input, alpha * _ExpMinusOne.apply(_at_most(input))), inplace)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
@@ -72,7 +73,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
 def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`s \cdot \mathrm{elu}(x, \alpha)`, fixed :math:`\alpha \approx 1.6733`, :math:`s \approx 1.0507`."""
     _check_floating(input, "elu_cpu")
-    negative = (SELU_ALPHA * SELU_SCALE) * _ExpMinusOne.apply(_below_or_zero(input))
+    negative = (SELU_ALPHA * SELU_SCALE) * _ExpMinusOne.apply(_at_most(input))
     return _in_place(input, where(input > 0, SELU_SCALE * input, negative), inplace)
 
 
@@ -85,7 +86,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     _check_floating(input, "elu_cpu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    negative = alpha * _ExpMinusOne.apply(_below_or_zero(input) * (1.0 / alpha))
+    negative = alpha * _ExpMinusOne.apply(_at_most(input) * (1.0 / alpha))
     return _in_place(input, where(input > 0, input, negative), inplace)
 
 
@@ -132,7 +133,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x \tanh(\mathrm{softplus}(x))`."""
     _check_floating(input, "mish_cpu")
     # softplus as log(1 + e^x), PyTorch's form; above MISH_LINEAR it is x to within tanh's rounding to 1
-    smooth = where(input > MISH_LINEAR, input, _below_or_zero(input, MISH_LINEAR).exp().log1p())
+    smooth = where(input > MISH_LINEAR, input, _at_most(input, MISH_LINEAR).exp().log1p())
     return _in_place(input, input * smooth.tanh(), inplace)
 
 
