@@ -46,3 +46,11 @@ from .parallel import DataParallel  # noqa: E402
 # ---- lazy modules and their placeholders (issue 17) ----
 from .modules import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyLinear  # noqa: E402
 from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
+
+# ---- further activations, distances, padding, instance norm, Bilinear, AlphaDropout (issues 17/19) ----
+from .modules import (  # noqa: E402
+    CELU, ELU, GLU, SELU, AlphaDropout, Bilinear, CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d,
+    CosineSimilarity, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, InstanceNorm1d, InstanceNorm2d, LogSigmoid, Mish,
+    PairwiseDistance, PReLU, ReflectionPad1d, ReflectionPad2d, ReLU6, ReplicationPad1d, ReplicationPad2d, Softmax2d,
+    Softmin, Softshrink, Softsign, Tanhshrink, Threshold, ZeroPad1d, ZeroPad2d,
+)

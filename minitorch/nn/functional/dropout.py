@@ -46,3 +46,28 @@ def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, spa
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     result = input * keep.to(input.dtype) * scale
     return input.copy_(result) if inplace else result
+
+
+#: :math:`\lambda\alpha` of SELU: alpha dropout sets a dropped element to :math:`-\lambda\alpha`, SELU's lower limit
+SELU_NEGATIVE_LIMIT = 1.7580993408473766
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:  # noqa: A002
+    r"""Dropout for self-normalising (SELU) networks: a dropped element becomes :math:`\alpha' = -\lambda\alpha`,
+    then :math:`a x + b` restores zero mean and unit variance,
+
+    .. math:: a = \big((1 - p)(1 + p\,\alpha'^2)\big)^{-1/2}, \qquad b = -a\,\alpha' p .
+
+    The identity when not training (the default, as in PyTorch).
+    """
+    _check_probability(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        result = input * 0.0
+    else:
+        keep = (rand(*input.shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
+        scale = ((SELU_NEGATIVE_LIMIT ** 2 * p + 1.0) * (1.0 - p)) ** -0.5
+        # kept: a x + a|alpha'| p; dropped: a alpha' + a|alpha'| p
+        result = input * keep * scale + (keep - 1.0) * (SELU_NEGATIVE_LIMIT * scale) + SELU_NEGATIVE_LIMIT * scale * p
+    return input.copy_(result) if inplace else result

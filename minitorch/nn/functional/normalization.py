@@ -111,3 +111,45 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
     if bias is not None:
         out = out + _per_channel(bias, input.dim())
     return out
+
+
+def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,  # noqa: A002 - PyTorch's name
+                  running_var: Optional[Tensor] = None, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    r"""Normalise each channel of each sample over its own spatial positions (dimensions 2 on).
+
+    With ``use_input_stats`` the sample's own statistics normalise, and running buffers, when
+    given, move towards the batch average of the per-sample statistics (unbiased variance), as
+    in :func:`batch_norm`; without it the running statistics normalise.
+    """
+    if input.dim() < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    batch, channels = input.shape[0], input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    dims = tuple(range(2, input.dim()))
+    count = input.numel() // (batch * channels) if batch * channels else 0
+    if use_input_stats:
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+        out = _normalize(input, dims, eps)
+        if running_mean is not None or running_var is not None:
+            with no_grad():
+                sample_mean = input.detach().mean(dims)  # (N, C)
+                if running_mean is not None:
+                    running_mean.mul_(1.0 - momentum).add_(sample_mean.mean(0) * momentum)
+                if running_var is not None:
+                    centered = input.detach() - sample_mean.view(batch, channels, *(1,) * len(dims))
+                    unbiased = (centered * centered).sum(dims) / (count - 1)
+                    running_var.mul_(1.0 - momentum).add_(unbiased.mean(0) * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        mean = _per_channel(running_mean, input.dim())
+        out = (input - mean) / (_per_channel(running_var, input.dim()) + eps).sqrt()
+    if weight is not None:
+        out = out * _per_channel(weight, input.dim())
+    if bias is not None:
+        out = out + _per_channel(bias, input.dim())
+    return out

@@ -68,3 +68,22 @@ __all__ += RESAMPLING
 from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyLinear  # noqa: E402
 
 __all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "LazyLinear"]
+
+# ---- further activations, distances, padding, instance norm, Bilinear, AlphaDropout (issues 17/19) ----
+from .activation_extra import (  # noqa: E402
+    CELU, ELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish, PReLU, ReLU6, Softmax2d,
+    Softmin, Softshrink, Softsign, Tanhshrink, Threshold,
+)
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+from .dropout import AlphaDropout  # noqa: E402
+from .linear import Bilinear  # noqa: E402
+from .normalization import InstanceNorm1d, InstanceNorm2d  # noqa: E402
+from .padding import (  # noqa: E402
+    CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
+    ReplicationPad2d, ZeroPad1d, ZeroPad2d,
+)
+from . import activation_extra, padding  # noqa: E402
+
+__all__ += activation_extra.__all__ + padding.__all__ + [
+    "AlphaDropout", "Bilinear", "CosineSimilarity", "InstanceNorm1d", "InstanceNorm2d", "PairwiseDistance",
+]

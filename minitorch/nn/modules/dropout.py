@@ -6,7 +6,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d"]
 
 
 class _DropoutNd(Module):
@@ -40,3 +40,10 @@ class Dropout2d(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout that keeps a SELU network's zero mean and unit variance (see ``F.alpha_dropout``)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.alpha_dropout(input, self.p, self.training)

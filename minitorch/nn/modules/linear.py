@@ -10,9 +10,10 @@ from ...ops.linalg import linear
 from ...tensor import Tensor
 from .. import init
 from ._weights import register_weight_and_bias
+from ..functional.linear import bilinear
 from .module import Module
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "Linear"]
 
 #: Linear's default init is kaiming_uniform_ with this negative slope, which makes the weight
 #: bound :math:`1/\sqrt{\text{fan\_in}}` (the same bound as the bias)
@@ -63,3 +64,35 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    r""":math:`y_k = x_1^\top W_k x_2 + b_k` with ``W`` of shape ``(out_features, in1_features, in2_features)``.
+
+    ``W`` and ``b`` start uniform in :math:`\pm 1/\sqrt{\text{in1\_features}}`, as in PyTorch.
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        register_weight_and_bias(
+            self, empty((out_features, in1_features, in2_features), device=device, dtype=dtype),
+            empty(out_features, device=device, dtype=dtype) if bias else None,
+        )
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.in1_features) if self.in1_features > 0 else 0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

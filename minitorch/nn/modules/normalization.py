@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 from ... import creation, dtypes
@@ -12,7 +13,7 @@ from .. import init
 from ._weights import register_weight_and_bias
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm"]
 
 DEFAULT_EPS = 1e-5
 DEFAULT_MOMENTUM = 0.1
@@ -76,14 +77,8 @@ class GroupNorm(Module):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
 
 
-class _BatchNorm(Module):
-    r"""Batch normalisation of channel dimension 1, with running statistics as buffers.
-
-    In training each batch is normalised by its own mean and (biased) variance, and the
-    buffers move towards them: :math:`r \leftarrow (1 - m)\,r + m\,s` with the unbiased
-    variance for ``running_var``; ``momentum=None`` makes :math:`m = 1/t` after :math:`t`
-    batches, a plain average. In evaluation the buffers normalise.
-    """
+class _NormBase(Module):
+    """What batch and instance norm share: per-channel scale and shift, running-statistics buffers."""
 
     def __init__(self, num_features: int, eps: float = DEFAULT_EPS, momentum: Optional[float] = DEFAULT_MOMENTUM,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None, dtype: Any = None,
@@ -122,6 +117,20 @@ class _BatchNorm(Module):
     def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
         raise NotImplementedError
 
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    r"""Batch normalisation of channel dimension 1, with running statistics as buffers.
+
+    In training each batch is normalised by its own mean and (biased) variance, and the
+    buffers move towards them: :math:`r \leftarrow (1 - m)\,r + m\,s` with the unbiased
+    variance for ``running_var``; ``momentum=None`` makes :math:`m = 1/t` after :math:`t`
+    batches, a plain average. In evaluation the buffers normalise.
+    """
+
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input_dim(input)
         # BEGIN SOLUTION 5.6
@@ -138,10 +147,6 @@ class _BatchNorm(Module):
         )
         # END SOLUTION
 
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
-
 
 class BatchNorm1d(_BatchNorm):
     """Batch norm of ``(N, C)`` or ``(N, C, L)`` input."""
@@ -157,3 +162,56 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_NormBase):
+    r"""Instance normalisation: each channel of each sample normalised over its own positions.
+
+    Unlike batch norm, by default there is no affine map and no running statistics; with
+    ``track_running_stats`` the buffers follow the batch average of the per-sample statistics
+    and normalise in evaluation mode. An unbatched input (one dimension fewer) is one sample.
+    """
+
+    #: the rank of an unbatched input
+    UNBATCHED_DIM = 2
+
+    def __init__(self, num_features: int, eps: float = DEFAULT_EPS, momentum: Optional[float] = DEFAULT_MOMENTUM,
+                 affine: bool = False, track_running_stats: bool = False, device: Any = None, dtype: Any = None,
+                 *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self.UNBATCHED_DIM
+        size = input.shape[feature_dim]
+        if size != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {size}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        batched = input if input.dim() > self.UNBATCHED_DIM else input.unsqueeze(0)
+        out = F.instance_norm(
+            batched, self.running_mean, self.running_var, self.weight, self.bias,
+            self.training or not self.track_running_stats, 0.0 if self.momentum is None else self.momentum, self.eps,
+        )
+        return out if input.dim() > self.UNBATCHED_DIM else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance norm of ``(N, C, L)`` or unbatched ``(C, L)`` input."""
+
+    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance norm of ``(N, C, H, W)`` or unbatched ``(C, H, W)`` input."""
+
+    UNBATCHED_DIM = 3
+
+    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+        if input.dim() not in (3, 4):
+            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
