@@ -103,3 +103,18 @@ def test_command_line_prints_the_table(course: Path) -> None:
 def test_unknown_step_has_no_tasks(course: Path) -> None:
     statuses, problems = course_status(course, steps=[7], timeout=120)
     assert statuses == [] and problems == ["no test file of these tasks exists"]
+
+
+def test_backend_choice_keeps_that_backends_tests(tmp_path: Path) -> None:
+    (tmp_path / "assignments" / "00-made-up").mkdir(parents=True)
+    (tmp_path / "assignments" / "00-made-up" / "tasks.toml").write_text(TASKS.split("[[task]]")[0] + "[[task]]" + TASKS.split("[[task]]")[1])
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_made_up.py").write_text(
+        'import pytest\n\n@pytest.mark.task("0.1")\n@pytest.mark.parametrize("backend", ["simple", "cpu", "cuda"])\n'
+        'def test_each_backend(backend):\n    assert backend != "cuda"\n\n@pytest.mark.task("0.1")\ndef test_no_backend():\n    assert True\n'
+    )
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    task(id): the course task a test grades\n")
+    every, _ = course_status(tmp_path, timeout=120)
+    assert (every[0].passed, len(every[0].outcomes)) == (3, 4)  # cuda fails
+    cpu_only, _ = course_status(tmp_path, timeout=120, backends=["cpu"])
+    assert (cpu_only[0].state, cpu_only[0].passed, len(cpu_only[0].outcomes)) == ("done", 2, 2)

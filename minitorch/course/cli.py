@@ -80,7 +80,7 @@ def run_tasks(args: argparse.Namespace) -> int:
 def run_status(args: argparse.Namespace) -> int:
     root = _course_root(args.root)
     try:
-        return print_status(root, args.step or None, args.timeout)
+        return print_status(root, args.step or None, args.timeout, args.backend or ())
     except (TaskFileError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -107,6 +107,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     status = subparsers.add_parser("status", help="run your code's task tests: each task's state, points and the next task")
     status.add_argument("--step", type=int, action="append", help="only this step (repeatable; default: every step)")
     status.add_argument("--timeout", type=float, default=STATUS_TIMEOUT, help="seconds allowed for the whole run")
+    status.add_argument("--backend", action="append", help="only the tests of this backend (repeatable; e.g. cpu)")
     status.add_argument("--root", help="the course checkout (default: the current folder)")
     status.set_defaults(handler=run_status)
 

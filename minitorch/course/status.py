@@ -55,9 +55,12 @@ class TaskStatus:
         return ""
 
 
-def course_status(course_root: Path | str, steps: Optional[Iterable[int]] = None,
-                  timeout: float = DEFAULT_TIMEOUT) -> tuple[list[TaskStatus], list[str]]:
-    """Each chosen task's status, and the problems of the run (collection errors, a timeout)."""
+def course_status(course_root: Path | str, steps: Optional[Iterable[int]] = None, timeout: float = DEFAULT_TIMEOUT,
+                  backends: Iterable[str] = ()) -> tuple[list[TaskStatus], list[str]]:
+    """Each chosen task's status, and the problems of the run (collection errors, a timeout).
+
+    ``backends`` keeps only the tests of those backends (``("cpu",)``: a quicker check of step 2,
+    whose tests run every op on three backends); tests without a backend always run."""
     root = Path(course_root).resolve()
     tasks = choose_tasks(root, steps, None)
     targets = sorted({t for task in tasks for t in task.tests if (root / t).exists()})
@@ -65,7 +68,7 @@ def course_status(course_root: Path | str, steps: Optional[Iterable[int]] = None
         return [TaskStatus(task, []) for task in tasks], ["no test file of these tasks exists"]
     with tempfile.TemporaryDirectory(prefix="minitorch-status-") as folder:
         report = Path(folder) / "report.jsonl"
-        code, tail = run_pytest(root, targets, report, tasks=[t.id for t in tasks], timeout=timeout)
+        code, tail = run_pytest(root, targets, report, tasks=[t.id for t in tasks], backends=backends, timeout=timeout)
         outcomes, problems = read_report(report)
     if code is None:
         problems.append(f"the tests were stopped after {timeout:g} s; the tasks after that point show as not run")
@@ -97,10 +100,11 @@ def status_table(statuses: list[TaskStatus]) -> str:
     return "\n".join(lines)
 
 
-def print_status(course_root: Path | str, steps: Optional[Iterable[int]], timeout: float) -> int:
+def print_status(course_root: Path | str, steps: Optional[Iterable[int]], timeout: float,
+                 backends: Iterable[str] = ()) -> int:
     """Run, print the table and the time it took; 0 unless the run itself had problems."""
     start = time.perf_counter()
-    statuses, problems = course_status(course_root, steps, timeout)
+    statuses, problems = course_status(course_root, steps, timeout, backends)
     for problem in problems:
         print(problem)
     print(status_table(statuses))
