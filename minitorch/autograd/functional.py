@@ -59,7 +59,7 @@ def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], caller: str) -> 
 
 
 def _grads(outputs: Sequence[Tensor], inputs: tuple[Tensor, ...], cotangents: Sequence[Tensor],
-           create_graph: bool, strict: bool, caller: str) -> list[Tensor]:
+           create_graph: bool, strict: bool) -> list[Tensor]:
     """The vjp of ``outputs`` with ``cotangents`` for each input, zeros where it does not depend."""
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if pairs:
@@ -86,7 +86,7 @@ def vjp(func: Callable[..., Any], inputs: Tensors, v: Optional[Tensors] = None, 
         xs = _leaves(xs, create_graph)
         outputs_tuple, outs = _call(func, xs, "vjp")
         vs = _vectors(v, outs, "vjp", "the user-provided function returns", "the output of the user-provided function")
-        grads = _grads(outs, xs, vs, create_graph, strict, "vjp")
+        grads = _grads(outs, xs, vs, create_graph, strict)
     shown = [o if create_graph else o.detach() for o in outs]
     return _shaped_like(outputs_tuple, shown), _shaped_like(inputs_tuple, grads)
 
@@ -101,8 +101,8 @@ def jvp(func: Callable[..., Any], inputs: Tensors, v: Optional[Tensors] = None, 
         outputs_tuple, outs = _call(func, xs, "jvp")
         # J^T u for dummy cotangents u (kept in the graph), then its vjp with respect to u along v
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outs)
-        transposed = _grads(outs, xs, dummies, True, strict, "jvp")
-        products = _grads(transposed, dummies, vs, create_graph, strict, "jvp")
+        transposed = _grads(outs, xs, dummies, True, strict)
+        products = _grads(transposed, dummies, vs, create_graph, strict)
     shown = [o if create_graph else o.detach() for o in outs]
     return _shaped_like(outputs_tuple, shown), _shaped_like(outputs_tuple, products)
 
@@ -153,7 +153,7 @@ def jacobian(func: Callable[..., Any], inputs: Tensors, create_graph: bool = Fal
             for k in range(flat.numel()):
                 seed = zeros(flat.numel(), dtype=out.dtype, device=out.device)
                 seed[k] = 1
-                for j, g in enumerate(_grads([flat], xs, [seed], create_graph, strict, "jacobian")):
+                for j, g in enumerate(_grads([flat], xs, [seed], create_graph, strict)):
                     rows[j].append(g)
             blocks.append(tuple(_stack_rows(r, out, x) for r, x in zip(rows, xs)))
     if inputs_tuple and outputs_tuple:
@@ -191,7 +191,7 @@ def hessian(func: Callable[..., Any], inputs: Tensors, create_graph: bool = Fals
     def gradient(*ys: Tensor) -> tuple[Tensor, ...]:
         with enable_grad():
             out = scalar(*ys)
-            return tuple(_grads([out], ys, [zeros_like(out) + 1], True, strict, "hessian"))
+            return tuple(_grads([out], ys, [zeros_like(out) + 1], True, strict))
 
     result = jacobian(gradient, xs, create_graph=create_graph, strict=strict, vectorize=vectorize,
                       strategy=outer_jacobian_strategy)
@@ -206,8 +206,8 @@ def _second_order(func: Callable[..., Any], inputs: Tensors, v: Optional[Tensors
         xs = _leaves(xs, create_graph)
         vs = _vectors(v, xs, caller, "the input to the user-provided function is", "the input of the user-provided function")
         out = scalar(*xs)
-        first = _grads([out], xs, [zeros_like(out) + 1], True, strict, caller)
-        second = _grads(first, xs, vs, create_graph, strict, caller)
+        first = _grads([out], xs, [zeros_like(out) + 1], True, strict)
+        second = _grads(first, xs, vs, create_graph, strict)
     return (out if create_graph else out.detach()), _shaped_like(inputs_tuple, second)
 
 
