@@ -9,19 +9,13 @@ requires grad.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from ..autograd.grad_mode import no_grad
-from ..shapes import normalize_dim
+from ..shapes import normalize_dim, shape_from_args
+from ..size import Size
 from ..tensor import Tensor, add_tensor_methods
-
-
-def _sizes(args: tuple[Any, ...]) -> tuple[int, ...]:
-    """``(2, 3)`` from ``resize_(2, 3)``, ``resize_((2, 3))`` or ``resize_(torch.Size([2, 3]))``."""
-    if len(args) == 1 and isinstance(args[0], Sequence):
-        args = tuple(args[0])
-    return tuple(int(s) for s in args)
+from ..toplevel import ravel
 
 
 class LegacyMethods:
@@ -56,10 +50,6 @@ class LegacyMethods:
         r"""The :math:`p`-norm of ``self - other`` (broadcast), over all elements."""
         return (self - other).norm(p)
 
-    def ravel(self: Tensor) -> Tensor:
-        """The elements as one dimension (a view when the layout allows)."""
-        return self.reshape(-1)
-
     def new(self: Tensor, *args: Any) -> Tensor:
         """The legacy constructor: ``x.new(2, 3)`` uninitialised, ``x.new([1, 2])`` from data,
         ``x.new()`` empty; always ``x``'s dtype and device."""
@@ -73,7 +63,7 @@ class LegacyMethods:
             return other
         if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
             return self.new_empty(args)
-        if len(args) == 1 and type(args[0]).__name__ == "Size":
+        if len(args) == 1 and isinstance(args[0], Size):
             return self.new_empty(tuple(args[0]))
         if len(args) == 1:
             return self.new_tensor(args[0])
@@ -84,7 +74,7 @@ class LegacyMethods:
         new ones uninitialised (zeros here). Refused for a tensor that requires grad, as PyTorch."""
         if self.requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
-        shape = _sizes(sizes)
+        shape = shape_from_args(sizes)
         if any(s < 0 for s in shape):
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
         wanted = math.prod(shape)
@@ -107,3 +97,4 @@ class LegacyMethods:
 
 
 add_tensor_methods({name: method for name, method in vars(LegacyMethods).items() if not name.startswith("__")})
+add_tensor_methods({"ravel": ravel})  # the top-level function, as a method
