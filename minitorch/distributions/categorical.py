@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 
 from ..nn.functional import binary_cross_entropy_with_logits, softmax
 from ..ops.sampling import multinomial
-from ..creation import rand
+from ..creation import arange, rand
 from ..tensor import Tensor
 from ..type_info import finfo
 from .distribution import Distribution, as_tensor
@@ -88,8 +88,6 @@ class Categorical(Distribution):
         return -(self.logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        from ..creation import arange
-
         values = arange(self._num_events, device=self.probs.device).view((-1,) + (1,) * len(self.batch_shape))
         return values.expand(self._num_events, *self.batch_shape) if expand else values
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
+from ..autograd.grad_mode import no_grad
 from ..creation import tensor as make_tensor
 from ..dtypes import get_default_dtype
 from ..size import Size
@@ -67,8 +68,6 @@ class Distribution:
 
     def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         """A draw of shape ``sample_shape + batch_shape + event_shape``, outside the graph."""
-        from ..autograd.grad_mode import no_grad
-
         with no_grad():
             return self.rsample(sample_shape)
 
