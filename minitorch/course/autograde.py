@@ -66,6 +66,10 @@ class TestOutcome:
     output: str = ""
     task: str = ""  # the task id of its marker
 
+    def detail(self) -> str:
+        """``Exception: message`` of a failure (the message alone when no exception was recorded)."""
+        return f"{self.exception}: {self.message}" if self.exception else self.message
+
 
 @dataclass
 class TaskResult:
@@ -102,7 +106,7 @@ class TaskResult:
         failed = [o for o in self.scored if o.status != "passed"]
         for outcome in failed:
             name = "a hidden test" if outcome.hidden else outcome.nodeid
-            detail = f"{outcome.exception}: {outcome.message}" if outcome.exception else outcome.message
+            detail = outcome.detail()
             lines.append(f"- {outcome.status}: {name}" + (f" ({detail.splitlines()[0][:200]})" if detail and not outcome.hidden else ""))
         shown = [o for o in failed if o.output and not o.hidden][:SHOWN_FAILURES]
         for outcome in shown:

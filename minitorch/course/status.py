@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from .autograde import DEFAULT_TIMEOUT, TestOutcome, choose_tasks, read_report, run_pytest
+from .autograde import DEFAULT_TIMEOUT, POINTS_DIGITS, TestOutcome, choose_tasks, read_report, run_pytest
 from .tasks import Task
 
 #: the longest first line of a failure shown in the table
 FAILURE_WIDTH = 70
-POINTS_DIGITS = 2
 
 
 @dataclass
@@ -49,8 +48,7 @@ class TaskStatus:
         """The first line of the first failing test's error, or ''."""
         for outcome in self.outcomes:
             if outcome.status != "passed":
-                detail = f"{outcome.exception}: {outcome.message}" if outcome.exception else outcome.message
-                line = (detail.strip().splitlines() or [outcome.status])[0]
+                line = (outcome.detail().strip().splitlines() or [outcome.status])[0]
                 return line if len(line) <= FAILURE_WIDTH else line[: FAILURE_WIDTH - 3] + "..."
         return ""
 
