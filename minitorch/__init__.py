@@ -78,4 +78,12 @@ from . import nn  # noqa: E402 - after the tensor API it builds on
 from . import distributions  # noqa: E402 - built on nn.functional
 from .nn.functional.activation import log_softmax, softmax  # noqa: E402 - torch.softmax is F.softmax
 
+from .ops import inplace_views  # noqa: E402,F401 - attaches Tensor.unsqueeze_, t_, swapdims ...
+from .ops.inplace_views import swapaxes, swapdims  # noqa: E402
+
+# PyTorch's argument parser takes NumPy's names (axis=, keepdims=, x=) in every op it binds
+from .keywords import give_numpy_names as _give_numpy_names  # noqa: E402
+
+_give_numpy_names(globals())
+
 __version__ = "0.1.0"

@@ -5,8 +5,9 @@ Each takes PyTorch's keyword arguments ``dtype``, ``device`` and ``requires_grad
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
@@ -18,6 +19,40 @@ from .shapes import normalize_dim, shape_from_args
 from .tensor import Tensor, _move_to_device
 from .tensor_data import check_new_shape
 from .ops.views import Cat
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _accepts_size_keyword(function: F) -> F:
+    """Let ``function(*size)`` also take its size as ``size=``, as PyTorch's ``zeros(size=(2, 3))``."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if "size" in kwargs:
+            if args:
+                raise TypeError(f"{function.__name__}() got multiple values for argument 'size'")
+            args = (kwargs.pop("size"),)
+        return function(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _written(out: Optional[Tensor], result: Tensor, op: str) -> Tensor:
+    """``result``, or, as PyTorch's ``out=``, copied into ``out`` (resized to its shape) and ``out`` returned."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    from .autograd.grad_mode import is_grad_enabled
+
+    if out.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
+    if out.shape != result.shape:
+        out.resize_(result.shape)
+    return out.copy_(result)
 
 
 def _check_can_require_grad(dtype: dtypes.dtype, requires_grad: bool) -> None:
@@ -110,25 +145,45 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any, device: DeviceLike, 
     return _finish(np.full(shape, value, dtype=target.numpy), None, device, requires_grad)
 
 
-def zeros(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def _dtype_or_out(dtype: Any, out: Optional[Tensor], default: Optional[dtypes.dtype] = None) -> Any:
+    """The dtype to make: ``dtype``, else ``out``'s (PyTorch fills ``out`` in its own dtype), else ``default``."""
+    if dtype is not None:
+        return dtype
+    if isinstance(out, Tensor):
+        return out.dtype
+    return default
+
+
+@_accepts_size_keyword
+def zeros(*size: Any, out: Optional[Tensor] = None, dtype: Any = None, device: DeviceLike = None,
+          requires_grad: bool = False) -> Tensor:
     shape = shape_from_args(size)
     if any(s < 0 for s in shape):
         raise RuntimeError(f"zeros: Dimension size must be non-negative. (size {list(shape)})")
-    return _filled(shape, 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
+    target = _dtype_or_out(dtype, out, dtypes.get_default_dtype())
+    return _written(out, _filled(shape, 0.0, target, device, requires_grad), "zeros")
 
 
-def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    return _filled(shape_from_args(size), 1.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
+@_accepts_size_keyword
+def ones(*size: Any, out: Optional[Tensor] = None, dtype: Any = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
+    target = _dtype_or_out(dtype, out, dtypes.get_default_dtype())
+    return _written(out, _filled(shape_from_args(size), 1.0, target, device, requires_grad), "ones")
 
 
-def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def full(size: Sequence[int], fill_value: Any, *, out: Optional[Tensor] = None, dtype: Any = None,
+         device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it, as PyTorch)."""
-    return _filled(shape_from_args((size,)), fill_value, dtype, device, requires_grad)
+    filled = _filled(shape_from_args((size,)), fill_value, _dtype_or_out(dtype, out), device, requires_grad)
+    return _written(out, filled, "full")
 
 
-def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+@_accepts_size_keyword
+def empty(*size: Any, out: Optional[Tensor] = None, dtype: Any = None, device: DeviceLike = None,
+          requires_grad: bool = False) -> Tensor:
     """A tensor whose values are whatever memory held (here: zeros, for reproducibility)."""
-    return _filled(shape_from_args(size), 0.0, dtype or dtypes.get_default_dtype(), device, requires_grad)
+    target = _dtype_or_out(dtype, out, dtypes.get_default_dtype())
+    return _written(out, _filled(shape_from_args(size), 0.0, target, device, requires_grad), "empty")
 
 
 def _like(maker: Callable[..., Tensor], t: Tensor, *args: Any, dtype: Any, device: DeviceLike,
@@ -138,24 +193,28 @@ def _like(maker: Callable[..., Tensor], t: Tensor, *args: Any, dtype: Any, devic
                  device=device if device is not None else t.device, requires_grad=requires_grad)
 
 
-def zeros_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    """Zeros of ``t``'s shape, dtype and device."""
-    return _like(zeros, t, dtype=dtype, device=device, requires_grad=requires_grad)
+def zeros_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002 - PyTorch's name
+               requires_grad: bool = False) -> Tensor:
+    """Zeros of ``input``'s shape, dtype and device."""
+    return _like(zeros, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def ones_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    """Ones of ``t``'s shape, dtype and device."""
-    return _like(ones, t, dtype=dtype, device=device, requires_grad=requires_grad)
+def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002
+              requires_grad: bool = False) -> Tensor:
+    """Ones of ``input``'s shape, dtype and device."""
+    return _like(ones, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def empty_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    """An uninitialised tensor of ``t``'s shape, dtype and device."""
-    return _like(empty, t, dtype=dtype, device=device, requires_grad=requires_grad)
+def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002
+               requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor of ``input``'s shape, dtype and device."""
+    return _like(empty, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    """``fill_value`` in ``t``'s shape, dtype and device."""
-    return _like(full, t, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002
+              requires_grad: bool = False) -> Tensor:
+    """``fill_value`` in ``input``'s shape, dtype and device."""
+    return _like(full, input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _generator(device: DeviceLike, generator: Any = None) -> np.random.Generator:
@@ -176,18 +235,22 @@ def _random_float_dtype(dtype: Any) -> dtypes.dtype:
     return target
 
 
-def rand(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
-         requires_grad: bool = False) -> Tensor:
+@_accepts_size_keyword
+def rand(*size: Any, generator: Any = None, out: Optional[Tensor] = None, dtype: Any = None,
+         device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in :math:`[0, 1)`."""
-    target = _random_float_dtype(dtype)
-    return _finish(_generator(device, generator).random(_new_shape(size)), target, device, requires_grad)
+    target = _random_float_dtype(_dtype_or_out(dtype, out))
+    drawn = _finish(_generator(device, generator).random(_new_shape(size)), target, device, requires_grad)
+    return _written(out, drawn, "rand")
 
 
-def randn(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
-          requires_grad: bool = False) -> Tensor:
+@_accepts_size_keyword
+def randn(*size: Any, generator: Any = None, out: Optional[Tensor] = None, dtype: Any = None,
+          device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
-    target = _random_float_dtype(dtype)
-    return _finish(_generator(device, generator).standard_normal(_new_shape(size)), target, device, requires_grad)
+    target = _random_float_dtype(_dtype_or_out(dtype, out))
+    drawn = _finish(_generator(device, generator).standard_normal(_new_shape(size)), target, device, requires_grad)
+    return _written(out, drawn, "randn")
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
@@ -200,19 +263,37 @@ def randn_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requi
     return _like(randn, t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def randint(*args: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+def _overload(op: str, names: tuple[str, ...], args: tuple[Any, ...], keywords: dict[str, Any],
+              defaults: dict[str, Any]) -> dict[str, Any]:
+    """Bind ``args`` to ``names`` in order and merge ``keywords``, PyTorch's errors for clashes."""
+    if len(args) > len(names):
+        raise TypeError(f"{op}() takes at most {len(names)} positional arguments ({len(args)} given)")
+    bound = dict(zip(names, args))
+    for name in sorted(keywords.keys() & bound.keys()):
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    bound.update(keywords)
+    for name, value in defaults.items():
+        bound.setdefault(name, value)
+    for name in names:
+        if name not in bound:
+            raise TypeError(f"{op}() missing required argument '{name}'")
+    return bound
+
+
+def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, generator: Any = None,
+            out: Optional[Tensor] = None, dtype: Any = None, device: DeviceLike = None,
             requires_grad: bool = False) -> Tensor:
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in ``[low, high)``, int64."""
-    if len(args) == 2:
-        low, (high, size) = 0, args
-    elif len(args) == 3:
-        low, high, size = args
-    else:
-        raise TypeError("randint() expects (high, size) or (low, high, size)")
+    keywords = {name: value for name, value in (("low", low), ("high", high), ("size", size)) if value is not None}
+    # the overloads randint(high, size) and randint(low, high, size)
+    short = "low" not in keywords and len(args) + len(keywords) == 2
+    names = ("high", "size") if short else ("low", "high", "size")
+    bound = _overload("randint", names, args, keywords, {"low": 0})
+    low, high, size = bound["low"], bound["high"], bound["size"]
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     values = _generator(device, generator).integers(low, high, size=_new_shape((size,)))
-    return _finish(values, dtype or dtypes.int64, device, requires_grad)
+    return _written(out, _finish(values, _dtype_or_out(dtype, out, dtypes.int64), device, requires_grad), "randint")
 
 
 def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
@@ -225,11 +306,14 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Device
     return _finish(source.permutation(n), dtype or dtypes.int64, device, requires_grad)
 
 
-def arange(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def arange(*args: Any, start: Any = None, end: Any = None, step: Any = None, out: Optional[Tensor] = None,
+           dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """``arange(end)``, ``arange(start, end)``, ``arange(start, end, step)``; int64 unless a bound is a float."""
-    if not 1 <= len(args) <= 3:
-        raise TypeError("arange() expects 1 to 3 positional arguments")
-    start, end, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+    keywords = {name: value for name, value in (("start", start), ("end", end), ("step", step)) if value is not None}
+    # the overloads arange(end) and arange(start, end, step=1)
+    names = ("end",) if len(args) == 1 and "end" not in keywords else ("start", "end", "step")
+    bound = _overload("arange", names, args, keywords, {"start": 0, "step": 1})
+    start, end, step = bound["start"], bound["end"], bound["step"]
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0 or math.isnan(step):
@@ -239,7 +323,7 @@ def arange(*args: Any, dtype: Any = None, device: DeviceLike = None, requires_gr
     count = max(0, math.ceil((end - start) / step))
     inferred = dtypes.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else dtypes.get_default_dtype()
     values = start + step * np.arange(count, dtype=np.float64 if inferred.is_floating_point else np.int64)
-    return _finish(values, dtype or inferred, device, requires_grad)
+    return _written(out, _finish(values, _dtype_or_out(dtype, out, inferred), device, requires_grad), "arange")
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:

@@ -8,6 +8,7 @@ from :mod:`minitorch.ops`; the math lives there.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections import OrderedDict, namedtuple
 from numbers import Number
@@ -20,7 +21,7 @@ from .autograd import engine
 from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
-from .keywords import accepts_keepdims
+from .keywords import accepts_numpy_names
 from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, views
 from .ops.reductions_extra import ExtraReductions
@@ -108,6 +109,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def shape(self) -> Size:
         return Size(self._data.shape)
 
+    @accepts_numpy_names
     def size(self, dim: Optional[int] = None) -> Union[Size, int]:
         """The shape, or the size of dimension ``dim``."""
         if dim is None:
@@ -465,10 +467,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
         return self.transpose(-2, -1)
 
+    @accepts_numpy_names
     def unsqueeze(self, dim: int) -> "Tensor":
         d = normalize_dim(dim, self.dim() + 1)
         return _named(self.view(self.shape[:d] + (1,) + self.shape[d:]), "UnsqueezeBackward0")
 
+    @accepts_numpy_names
     def squeeze(self, dim: Optional[Union[int, Sequence[int]]] = None) -> "Tensor":
         if dim is None:
             dims = {d for d, s in enumerate(self.shape) if s == 1}
@@ -508,6 +512,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         merged = int(np.prod(self.shape[start : end + 1], dtype=np.int64))
         return self.reshape(self.shape[:start] + (merged,) + self.shape[end + 1 :])
 
+    @accepts_numpy_names
     def unflatten(self, dim: int, sizes: Sequence[int]) -> "Tensor":
         d = normalize_dim(dim, self.dim())
         sizes = shape_from_args((sizes,))
@@ -521,6 +526,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             ) from None
         return self.view(self.shape[:d] + sizes + self.shape[d + 1 :])
 
+    @accepts_numpy_names
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
         d = normalize_dim(dim, self.dim())
         if start < 0:
@@ -843,7 +849,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             raise RuntimeError(f"dim {list(dims)} appears multiple times in the list of dims")
         return normalized if self.dim() else ()
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def sum(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
         source = self
         if dtype is not None:
@@ -852,7 +858,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             source = self.to(dtypes.int64)  # integer and bool sums are int64, as in PyTorch
         return _named(reductions.Sum.apply(source, source._dims(dim), keepdim), "SumBackward0" if dim is None else "SumBackward1")
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def mean(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False, *, dtype: Any = None) -> "Tensor":
         target = dtypes.as_dtype(dtype) if dtype is not None else self.dtype
         if not target.is_floating_point:
@@ -865,7 +871,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         source = self if self.dtype is target else self.to(target)
         return reductions.Mean.apply(source, dims, keepdim, count, dim is None)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def var(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
         r""":math:`\frac{1}{N - c}\sum_i (x_i - \bar x)^2` with correction :math:`c` (1 by default)."""
@@ -876,7 +882,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         centered = self - self.mean(dims, keepdim=True)
         return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def std(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
         return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
@@ -896,25 +902,25 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             values = values.view(())
         return (return_types.max if op == "max" else return_types.min)(values, indices)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def max(self, dim: Optional[Union[int, "Tensor"]] = None, keepdim: bool = False) -> Any:
         """Largest value; with ``dim``, ``(values, indices)`` along it; with a tensor, ``maximum``."""
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         return self._extreme("max", dim, keepdim)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def min(self, dim: Optional[Union[int, "Tensor"]] = None, keepdim: bool = False) -> Any:
         if isinstance(dim, Tensor):
             return self.minimum(dim)
         return self._extreme("min", dim, keepdim)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def amax(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
         """Largest value over ``dim`` (all dims by default); ties share the gradient evenly."""
         return self._amax("max", dim, keepdim)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def amin(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
         """Smallest value over ``dim`` (all dims by default); ties share the gradient evenly."""
         return self._amax("min", dim, keepdim)
@@ -950,20 +956,20 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         out = arg_reduce_op(op, source, d)
         return out if keepdim else out.squeeze(d)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         return self._arg_extreme("argmax", dim, keepdim)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def argmin(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         return self._arg_extreme("argmin", dim, keepdim)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def all(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         flags = self.detach().bool()
         return (flags.sum(dim, keepdim) == (flags.numel() if dim is None else flags.shape[dim] if flags.dim() else 1))
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def any(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
         return self.detach().bool().sum(dim, keepdim) > 0
 
@@ -1284,15 +1290,19 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     # nonzero, argwhere, unique) are composites built on Tensor and creation, a layer above this
     # module: ops/shape_ops.py defines them and attaches them here with ``add_tensor_methods``.
 
+    @accepts_numpy_names
     def gather(self, dim: int, index: "Tensor") -> "Tensor":
         return indexing.gather(self, dim, index)
 
+    @accepts_numpy_names
     def index_select(self, dim: int, index: "Tensor") -> "Tensor":
         return indexing.index_select(self, dim, index)
 
+    @accepts_numpy_names
     def index_add(self, dim: int, index: "Tensor", source: "Tensor", *, alpha: Any = 1) -> "Tensor":
         return indexing.index_add(self, dim, index, source, alpha=alpha)
 
+    @accepts_numpy_names
     def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
         return indexing.scatter_add(self, dim, index, src)
 
@@ -1436,7 +1446,8 @@ def add_tensor_methods(methods: dict[str, Callable[..., Any]]) -> None:
     for name, method in methods.items():
         if hasattr(Tensor, name):
             raise RuntimeError(f"add_tensor_methods: Tensor already has an attribute named {name!r}")
-        setattr(Tensor, name, method)
+        # as PyTorch's argument parser, methods take NumPy's names too (``x.cumsum(axis=0)``)
+        setattr(Tensor, name, accepts_numpy_names(method) if inspect.isfunction(method) else method)
 
 
 class AdvancedIndexing(NamedTuple):

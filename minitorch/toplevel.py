@@ -10,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
-from .keywords import accepts_keepdims
+from .keywords import accepts_numpy_names
 from .creation import full_like
 from .tensor import Tensor, add_tensor_methods, result_dtype, where
 from .tensor import matmul as _matmul
@@ -35,52 +35,52 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     return input.minimum(other)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     return input.sum(dim, keepdim, dtype=dtype)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     return input.mean(dim, keepdim, dtype=dtype)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def var(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *, correction: Optional[int] = None) -> Tensor:
     return input.var(dim, unbiased, keepdim, correction=correction)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def std(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *, correction: Optional[int] = None) -> Tensor:
     return input.std(dim, unbiased, keepdim, correction=correction)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     return input.max(dim, keepdim)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     return input.min(dim, keepdim)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     return input.argmax(dim, keepdim)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     return input.argmin(dim, keepdim)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def all(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     return input.all(dim, keepdim)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def any(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     return input.any(dim, keepdim)
 

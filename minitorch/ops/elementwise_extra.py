@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.composite import composite
-from ..keywords import accepts_keepdims
+from ..keywords import accepts_numpy_names
 from ..shapes import normalize_dim
 from ..tensor_data import shape_broadcast
 from ..tensor import Tensor, _named, add_tensor_methods, result_dtype
@@ -95,13 +95,13 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:  # noqa: A002
     return _tensor("broadcast_to", input).broadcast_to(size)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
     """Largest value over ``dim`` (all dims by default); ties share the gradient."""
     return _into(_tensor("amax", input).amax(dim, keepdim), out, "amax")
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
     """Smallest value over ``dim`` (all dims by default); ties share the gradient."""
     return _into(_tensor("amin", input).amin(dim, keepdim), out, "amin")
@@ -115,7 +115,7 @@ PROD_SIGNATURES = (
 )
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *,  # noqa: A002
          dtype: Any = None, out: Optional[Tensor] = None) -> Tensor:
     r"""The product of all elements, or along ``dim``; integers and bools give int64 as PyTorch.
@@ -407,7 +407,7 @@ class TensorMethods:
     def sgn_(self: Tensor) -> Tensor:
         return self._inplace_apply(sgn)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def prod(self: Tensor, dim: Optional[int] = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
         return prod(self, dim, keepdim, dtype=dtype)
 

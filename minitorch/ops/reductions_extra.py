@@ -17,7 +17,7 @@ import numpy as np
 
 from ..autograd.function import Context, Function
 from .. import return_types
-from ..keywords import accepts_keepdims
+from ..keywords import accepts_numpy_names
 
 if TYPE_CHECKING:  # Tensor inherits ExtraReductions from this module: the import runs the other way
     from ..tensor import Tensor
@@ -54,7 +54,7 @@ def _one_dim(t: Tensor, dim: int) -> int:
 # ---- logsumexp, var_mean, count_nonzero ----
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:  # noqa: A002 - PyTorch's name
     r""":math:`\log \sum_i e^{x_i}`, computed as :math:`m + \log \sum_i e^{x_i - m}` with
     :math:`m = \max_i x_i` so no exponential overflows (the result does not depend on :math:`m`,
@@ -222,7 +222,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return TopkResult(input.gather(d, indices), indices)
 
 
-@accepts_keepdims
+@accepts_numpy_names
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A002
     """The lower median (the smaller of the two middle values); with ``dim``, ``(values, indices)``.
     A NaN in a row makes that row's median NaN."""
@@ -318,31 +318,37 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A
 class ExtraReductions:
     """These reductions as methods of :class:`~minitorch.tensor.Tensor` (which inherits them)."""
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def logsumexp(self: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
         return logsumexp(self, dim, keepdim)
 
+    @accepts_numpy_names
     def count_nonzero(self: Tensor, dim: Dims = None) -> Tensor:
         return count_nonzero(self, dim)
 
     def norm(self: Tensor, p: Any = "fro", dim: Dims = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
         return norm(self, p, dim, keepdim, dtype)
 
+    @accepts_numpy_names
     def sort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> SortResult:
         return sort(self, dim, descending, stable=stable)
 
+    @accepts_numpy_names
     def argsort(self: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
         return argsort(self, dim, descending, stable=stable)
 
+    @accepts_numpy_names
     def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopkResult:  # noqa: A002
         return topk(self, k, dim, largest, sorted)
 
-    @accepts_keepdims
+    @accepts_numpy_names
     def median(self: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
         return median(self, dim, keepdim)
 
+    @accepts_numpy_names
     def cumsum(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         return cumsum(self, dim, dtype=dtype)
 
+    @accepts_numpy_names
     def cumprod(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         return cumprod(self, dim, dtype=dtype)
