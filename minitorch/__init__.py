@@ -78,7 +78,16 @@ from . import nn  # noqa: E402 - after the tensor API it builds on
 from . import distributions  # noqa: E402 - built on nn.functional
 from .nn.functional.activation import log_softmax, softmax  # noqa: E402 - torch.softmax is F.softmax
 
+from . import amp  # noqa: E402 - autocast and GradScaler, built on nn's losses
+from .amp import autocast  # noqa: E402
+from .amp import cuda_amp as _cuda_amp  # noqa: E402
+from .autocast_state import get_autocast_dtype, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled  # noqa: E402
+
+cuda.amp = _cuda_amp  # ``minitorch.cuda.amp.GradScaler``: cuda.py sits below amp and never imports it
 from .ops import inplace_views  # noqa: E402,F401 - attaches Tensor.unsqueeze_, t_, swapdims ...
+from .ops.inplace_math import functions as _inplace_functions  # noqa: E402 - also attaches Tensor.sin_ ...
+
+globals().update(_inplace_functions)  # minitorch.relu_(x), minitorch.sin_(x), ... as PyTorch
 from .ops.inplace_views import swapaxes, swapdims  # noqa: E402
 
 # PyTorch's argument parser takes NumPy's names (axis=, keepdims=, x=) in every op it binds

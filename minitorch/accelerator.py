@@ -25,3 +25,23 @@ def current_accelerator(check_available: bool = False) -> Optional[device]:
 def synchronize(device_index: Optional[int] = None) -> None:
     if is_available():
         cuda.synchronize()
+
+
+def _require_accelerator() -> None:
+    if not is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+def current_device_index() -> int:
+    """The index of the current accelerator (always 0: minitorch uses one per process)."""
+    _require_accelerator()
+    return cuda.current_device()
+
+
+def set_device_index(device: object, /) -> None:
+    """Select the accelerator by index (minitorch has one per process: 0)."""
+    _require_accelerator()
+    cuda.set_device(device)
+
+
+set_device_idx = set_device_index

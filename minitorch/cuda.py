@@ -69,6 +69,23 @@ def current_device() -> int:
     return 0
 
 
+def set_device(device: Any) -> None:
+    """Select the GPU new cuda tensors go to: minitorch uses one GPU per process, so only 0."""
+    index = device if isinstance(device, int) else getattr(device, "index", None)
+    if index is None and isinstance(device, str):
+        index = int(device.split(":")[1]) if ":" in device else 0
+    if index is None or index < 0:
+        return  # PyTorch: a negative index is a no-op
+    _backend()
+    if index != 0:
+        raise RuntimeError(f"invalid device ordinal {index}: minitorch runs on one GPU per process (device 0)")
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: minitorch has no bfloat16 dtype (autocast and the kernels use float16)."""
+    return False
+
+
 def get_device_name(device: Any = None) -> str:
     """The GPU's name, e.g. ``'NVIDIA H100 80GB HBM3'``; ``'SIMULATOR'`` on the simulator."""
     _backend()

@@ -23,13 +23,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitorch"
 
 #: the layers, lowest first (a module is in the first layer one of whose prefixes it starts with)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("dtypes", "size", "device", "operators", "shapes", "keywords", "return_types", "type_info", "tensor_data", "scalar", "scalar_functions", "autodiff",
+    ("dtypes", "size", "device", "operators", "shapes", "keywords", "return_types", "type_info", "autocast_state", "tensor_data", "scalar", "scalar_functions", "autodiff",
      "utils/hooks"),
     ("backends/",),
     ("dispatch", "index_checks"),
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types"),
-    ("nn/", "optim/", "serialization/", "utils/", "distributions/"),
+    ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/"),
     ("course/", "cli", "train", "datasets", "demo", "__main__", "__init__"),
 )
 

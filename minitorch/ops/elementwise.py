@@ -370,6 +370,8 @@ class Erfinv(Function):
 class Log1p(Function):
     r""":math:`f(a) = \ln(1 + a)` (exact for small :math:`a`),\quad f'(a) = 1/(1 + a)`"""
 
+    grad_fn_name = "Log1PBackward0"  # PyTorch capitalises the P
+
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Tensor:
         ctx.save_for_backward(a)
@@ -475,6 +477,7 @@ class Step(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, op: str) -> Tensor:
+        ctx.grad_fn_name = f"{op.capitalize()}Backward0"  # PyTorch's node of each: FloorBackward0 ...
         return map_op(op, a)
 
     @staticmethod
@@ -900,7 +903,10 @@ class UnaryMath:
         r""":math:`x - \mathrm{trunc}(x)`, with the sign of :math:`x`; gradient 1. Floats only, as PyTorch."""
         if not self.dtype.is_floating_point:
             raise NotImplementedError(f'"frac_cpu" not implemented for \'{dtypes.scalar_type_name(self.dtype)}\'')
-        return self - self.detach().trunc()
+        out = self - self.detach().trunc()
+        if out.grad_fn is not None:
+            out.grad_fn.rename("FracBackward0")
+        return out
 
 
 def exp(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's argument name

@@ -14,6 +14,7 @@ from ... import dtypes
 from ...ops.activations import GELU, LogSoftmax, Softmax
 from ...shapes import normalize_dim
 from ...tensor import Tensor, add_tensor_methods, where
+from ...autocast_state import full_precision
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 
@@ -88,6 +89,7 @@ def _softmax_dim(name: str, ndim: int) -> int:
 def _softmax_input(name: str, input: Tensor, dim: Optional[int], dtype: Any) -> tuple[Tensor, int]:  # noqa: A002
     if dim is None:
         dim = _softmax_dim(name, input.dim())
+    (input,) = full_precision(input, device_types=("cuda",))  # on cpu, PyTorch's softmax keeps float16
     source = input.to(dtypes.as_dtype(dtype)) if dtype is not None else _floating(input)
     if source.dim() == 0:
         return source.view(1), 0

@@ -26,6 +26,7 @@ from ...tensor import Tensor, where
 from ...tensor_data import shape_broadcast
 from ._utils import check_reduction, reduce_loss
 from .activation import log_softmax, softplus
+from ...autocast_state import runs_in_full_precision
 
 DEFAULT_IGNORE_INDEX = -100
 #: ``binary_cross_entropy`` clamps each log term at this value, so a 0 or 1 input stays finite
@@ -83,6 +84,7 @@ def _check_fits(weight: Tensor, input: Tensor) -> None:  # noqa: A002
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(broadcast)}")
 
 
+@runs_in_full_precision
 def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,  # noqa: A002
              reduction: str = "mean") -> Tensor:
     r"""Squared error :math:`(x - y)^2`."""
@@ -97,6 +99,7 @@ def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:  # noqa:
     # END SOLUTION
 
 
+@runs_in_full_precision
 def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,  # noqa: A002
             reduction: str = "mean") -> Tensor:
     r"""Absolute error :math:`|x - y|`."""
@@ -106,6 +109,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, 
     # END SOLUTION
 
 
+@runs_in_full_precision
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,  # noqa: A002
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     r""":math:`\tfrac12 d^2/\beta` where :math:`|d| < \beta`, else :math:`|d| - \tfrac12\beta` (:math:`d = x - y`)."""
@@ -120,6 +124,7 @@ def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: float) 
     return reduce_loss(where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta), reduction)
 
 
+@runs_in_full_precision
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:  # noqa: A002
     r""":math:`\tfrac12 d^2` where :math:`|d| < \delta`, else :math:`\delta(|d| - \tfrac12\delta)`."""
     return composite("HuberLossBackward0", _huber_loss, input, target, reduction, delta)
@@ -171,6 +176,7 @@ def _check_class_weight(weight: Optional[Tensor], classes: int, input_dim: int, 
     )
 
 
+@runs_in_full_precision
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,  # noqa: A002
              ignore_index: int = DEFAULT_IGNORE_INDEX, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r"""Negative log-likelihood :math:`-w_y \log p_y` of class-index targets, given log-probabilities
@@ -209,6 +215,7 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_in
     # END SOLUTION
 
 
+@runs_in_full_precision
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,  # noqa: A002
                   ignore_index: int = DEFAULT_IGNORE_INDEX, reduce: Optional[bool] = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -260,6 +267,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     # END SOLUTION
 
 
+@runs_in_full_precision
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,  # noqa: A002
                          size_average: Optional[bool] = None, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r""":math:`-w\,[y \log x + (1 - y) \log(1 - x)]` for probabilities :math:`x`, each log clamped at -100."""
@@ -287,6 +295,7 @@ def _binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor
     # END SOLUTION
 
 
+@runs_in_full_precision
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,  # noqa: A002
                                      size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                                      reduction: str = "mean", pos_weight: Optional[Tensor] = None) -> Tensor:

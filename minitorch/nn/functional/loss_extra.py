@@ -20,6 +20,7 @@ from ...ops.indexing import Gather
 from ...tensor import Tensor, where
 from ._utils import check_reduction, reduce_loss, shape_list
 from .loss import _legacy_reduction, _refuse_grad, checked_reduction
+from ...autocast_state import runs_in_full_precision
 
 #: ``cosine_embedding_loss`` adds this to each squared length, so a zero vector has a cosine
 COSINE_EPS = 1e-12
@@ -36,6 +37,7 @@ def _xlogy(x: Tensor, y: Tensor) -> Tensor:
     return where(zero, 0.0, x * where(zero, 1.0, y).log())
 
 
+@runs_in_full_precision
 def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  # noqa: A002 - PyTorch's name
            reduce: Optional[bool] = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
     r"""Kullback-Leibler divergence of ``target`` :math:`q` from the log-probabilities ``input``:
@@ -61,6 +63,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  
     return reduced
 
 
+@runs_in_full_precision
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                           reduction: str = "mean") -> Tensor:
@@ -79,6 +82,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return reduce_loss(losses, reduction)
 
 
+@runs_in_full_precision
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                         reduction: str = "mean") -> Tensor:
@@ -95,6 +99,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, -1, keepdim)
 
 
+@runs_in_full_precision
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average: Optional[bool] = None,
                         reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
@@ -115,6 +120,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return reduce_loss((margin + to_positive - to_negative).clamp_min(0), reduction)
 
 
+@runs_in_full_precision
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
                          size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                          reduction: str = "mean") -> Tensor:
@@ -124,6 +130,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # 
     return reduce_loss(losses, reduction)
 
 
+@runs_in_full_precision
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  # noqa: A002
                      reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     r"""Logistic loss of a :math:`\pm 1` target: :math:`\log(1 + e^{-y x})`."""
@@ -136,6 +143,7 @@ def _soft_margin_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor: 
     return reduce_loss((-input * target).exp().log1p(), reduction)
 
 
+@runs_in_full_precision
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,  # noqa: A002
                       weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                       reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
@@ -184,6 +192,7 @@ def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,  # 
     return reduce_loss(losses, reduction)
 
 
+@runs_in_full_precision
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,  # noqa: A002
                      size_average: Optional[bool] = None, eps: float = 1e-8, reduce: Optional[bool] = None,
                      reduction: str = "mean") -> Tensor:
@@ -205,6 +214,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return reduce_loss(losses, reduction)
 
 
+@runs_in_full_precision
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float], full: bool = False,  # noqa: A002
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     r"""Negative log-likelihood of ``target`` under :math:`\mathcal N(\text{input}, \text{var})`:
