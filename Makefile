@@ -54,9 +54,9 @@ student: $(STAMP)
 	@test -n "$(STEP)" || { echo "usage: make student STEP=N [OUT=dir]"; exit 2; }
 	$(BIN)/python -m minitorch.course student --step $(STEP) --out $(or $(OUT),out/student-step$(STEP))
 
-# `make status [STEP=N] [BACKEND=cpu]`: run your code's task tests and print each task's state and points, and the next task.
+# `make status [STEP=N] [TASK=X.Y] [BACKEND=cpu]`: run your code's task tests and print each task's state and points, and the next task.
 status: $(STAMP)
-	$(BIN)/minitorch course status $(if $(STEP),--step $(STEP)) $(if $(BACKEND),--backend $(BACKEND))
+	$(BIN)/minitorch course status $(if $(STEP),--step $(STEP)) $(if $(TASK),--task $(TASK)) $(if $(BACKEND),--backend $(BACKEND))
 
 grade: $(STAMP)
 	$(BIN)/python -m minitorch.course grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(if $(STEP),--step $(STEP)) --results $(or $(RESULTS),out/results.json)

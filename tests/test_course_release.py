@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -164,6 +165,50 @@ def test_release_tiers_keep_earlier_steps() -> None:
     assert "NotImplementedError" not in plan.rewritten["minitorch/operators.py"]
     assert "return x * y" in plan.rewritten["minitorch/operators.py"]
     assert "Task 2.1:" in plan.rewritten["minitorch/tensor_data.py"]
+
+
+def test_release_readme_speaks_to_the_student() -> None:
+    """The release's README names the student's steps, tasks, files and commands; the reference's
+    README is kept in the docs."""
+    plan = plan_release(ROOT, 2)
+    readme = plan.rewritten["README.md"]
+    assert readme.startswith("# minitorch: your course, from step 2")
+    assert "Steps 0 to 1 are solved for you" in readme
+    for task in load_tasks(ROOT).values():
+        row = f"| {task.id} | {task.title} |"
+        assert (row in readme) == (step_of(task.id) >= 2), task.id
+        if step_of(task.id) >= 2:
+            assert f"`make status TASK={task.id}`" in readme and f"`{task.files[0]}`" in readme
+    for command in ("make lab", "make status STEP=2", "make grade STEP=2", "## Handing in"):
+        assert command in readme
+    assert "assignments/02-tensor/README.md" in readme and "notebooks/02_tensor.ipynb" in readme
+    assert plan.rewritten["docs/framework-readme.md"] == (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_status_of_one_task_runs_in_a_release(release0: Path) -> None:
+    """``make status TASK=0.1`` in a step-0 release: the task's tests run and fail on its stub."""
+    command = [sys.executable, "-m", "minitorch", "course", "status", "--task", "0.1", "--root", str(release0)]
+    done = subprocess.run(command, cwd=release0, env=probe_env(release0), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| 0.1 |"))
+    assert "| to do |" in row and "| 0/" in row and "NotImplementedError: Task 0.1" in row
+    assert "0 of 1 tasks done" in done.stdout and "Next: task 0.1" in done.stdout
+
+
+def test_grade_runs_in_a_release_without_calibrating_on_the_students_code(release0: Path, tmp_path: Path) -> None:
+    """``make grade`` in a release: its code has no solution regions, so stub calibration would
+    measure the student's own code (and leave their passing tests out); every visible test counts."""
+    results = tmp_path / "results.json"
+    calibration = release0 / "out" / "grader-calibration"
+    if calibration.exists():  # left by an earlier run in this reused folder
+        shutil.rmtree(calibration)
+    command = [sys.executable, "-m", "minitorch.course", "grade", "--task", "0.1", "--results", str(results)]
+    done = subprocess.run(command, cwd=release0, env=probe_env(release0), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "grading a student release: every visible test counts here" in done.stdout
+    graded = json.loads(results.read_text())
+    assert graded["score"] == 0 and graded["tests"][0]["max_score"] == load_tasks(ROOT)["0.1"].points
+    assert not calibration.exists()
 
 
 def test_release_refuses_to_overwrite_a_folder_it_did_not_write(tmp_path: Path) -> None:

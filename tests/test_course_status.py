@@ -89,7 +89,7 @@ def test_table_names_the_next_task_and_its_files(course: Path) -> None:
     statuses, _ = course_status(course, timeout=120)
     text = status_table(statuses)
     assert "1 of 3 tasks done, 13 of 20 points" in text
-    assert "Next: task 0.2, Half passing (in pkg/two.py); check it with: pytest tests/test_made_up.py" in text
+    assert "Next: task 0.2, Half passing (in pkg/two.py); check it with: make status TASK=0.2" in text
     assert "| 0.3 | Nothing passing | to do | 0/1 | 0/4 |" in text
 
 

@@ -16,7 +16,7 @@ import traceback
 from .autograde import DEFAULT_TIMEOUT, choose_tasks, failure_results, grade, table, write_json, write_results
 from .calibration import passing_on_stubs
 from .markers import MarkerError
-from .release import release, summary
+from .release import is_student_release, release, summary
 from .status import print_status
 from .tasks import TaskFileError, task_table, update_table
 
@@ -46,7 +46,14 @@ def run_grade(args: argparse.Namespace) -> int:
     submission = Path(args.submission or root)
     try:
         tasks = choose_tasks(root, args.step or None, args.task or None)
-        unscored = passing_on_stubs(root, tasks, args.timeout)
+        if is_student_release(root):
+            # a student grading their own checkout: its code has no solutions to stub, so every
+            # test counts here; the course's grader leaves out those that pass on the stubs
+            print("grading a student release: every visible test counts here; the course's grader also runs "
+                  "hidden tests and leaves out those that pass with nothing implemented")
+            unscored: dict[str, set[str]] = {}
+        else:
+            unscored = passing_on_stubs(root, tasks, args.timeout)
         results, broken = grade(
             root, submission, steps=args.step or None, task_ids=args.task or None,
             workspace=args.workspace, timeout=args.timeout, unscored=unscored,
@@ -80,7 +87,7 @@ def run_tasks(args: argparse.Namespace) -> int:
 def run_status(args: argparse.Namespace) -> int:
     root = _course_root(args.root)
     try:
-        return print_status(root, args.step or None, args.timeout, args.backend or ())
+        return print_status(root, args.step or None, args.timeout, args.backend or (), args.task or None)
     except (TaskFileError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -108,6 +115,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     status.add_argument("--step", type=int, action="append", help="only this step (repeatable; default: every step)")
     status.add_argument("--timeout", type=float, default=STATUS_TIMEOUT, help="seconds allowed for the whole run")
     status.add_argument("--backend", action="append", help="only the tests of this backend (repeatable; e.g. cpu)")
+    status.add_argument("--task", action="append", help="only this task id (repeatable)")
     status.add_argument("--root", help="the course checkout (default: the current folder)")
     status.set_defaults(handler=run_status)
 

@@ -9,7 +9,8 @@ for every task of a later step:
 - each notebook cell tagged ``solution`` keeps its ``# Task X.Y`` line and gets the same
   stub; its outputs are cleared.
 
-Left out of every release: hidden tests (``tests/hidden/``), the integrity tests of this
+The release's ``README.md`` is written for the student (:mod:`.student_readme`); the
+reference's moves to ``docs/framework-readme.md``. Left out of every release: hidden tests (``tests/hidden/``), the integrity tests of this
 tooling (``tests/test_course_*.py``) and the instructors' ``assignments/README.md``.
 Everything is checked before anything is written: a malformed region anywhere aborts
 the release with ``file:line``.
@@ -26,7 +27,8 @@ from pathlib import Path, PurePosixPath
 from typing import Optional
 
 from .markers import MarkerError, Region, SolutionCell, find_regions, find_solution_cells, stub_lines, stub_notebook, stub_source
-from .tasks import Task, load_tasks, step_of
+from .student_readme import FRAMEWORK_README, student_readme
+from .tasks import Task, load_steps, load_tasks, step_of
 
 #: top-level entries of the repository that a release carries
 RELEASE_ROOTS = (
@@ -100,10 +102,16 @@ def plan_release(root: Path | str, step: int) -> ReleasePlan:
     tasks = load_tasks(root)
     plan = ReleasePlan(root=root, step=step, tasks=tasks)
     should_stub = lambda task_id: step_of(task_id) >= step  # noqa: E731 - the tier rule, named
-    for name in repository_files(root):
+    names = repository_files(root)
+    for name in names:
         if not belongs_in_release(name):
             continue
         path = root / name
+        if name == "README.md":  # the student's README; the reference's moves to the docs
+            notebooks = sorted(n for n in names if n.startswith("notebooks/") and n.endswith(".ipynb"))
+            plan.rewritten["README.md"] = student_readme(load_steps(root), step, root, notebooks)
+            plan.rewritten[FRAMEWORK_README] = path.read_text(encoding="utf-8")
+            continue
         make_stub = make_stub_maker(tasks)
         if name.endswith(".py"):
             text = path.read_text(encoding="utf-8")
@@ -133,6 +141,11 @@ def _note_stubs(plan: ReleasePlan, name: str, found: list[Region] | list[Solutio
 
 #: the file that marks a folder as a release written by this module (so it may be pruned)
 STAMP_FILE = ".student-release"
+
+
+def is_student_release(folder: Path | str) -> bool:
+    """Whether ``folder`` is a release written by :func:`write_release` (a student's checkout)."""
+    return (Path(folder) / STAMP_FILE).is_file()
 
 
 def write_release(plan: ReleasePlan, out: Path | str) -> Path:
@@ -193,4 +206,5 @@ def summary(plan: ReleasePlan, out: Optional[Path | str] = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["MarkerError", "ReleasePlan", "plan_release", "release", "repository_files", "summary", "write_release"]
+__all__ = ["MarkerError", "ReleasePlan", "is_student_release", "plan_release", "release", "repository_files", "summary",
+           "write_release"]

@@ -54,13 +54,14 @@ class TaskStatus:
 
 
 def course_status(course_root: Path | str, steps: Optional[Iterable[int]] = None, timeout: float = DEFAULT_TIMEOUT,
-                  backends: Iterable[str] = ()) -> tuple[list[TaskStatus], list[str]]:
+                  backends: Iterable[str] = (), task_ids: Optional[Iterable[str]] = None) -> tuple[list[TaskStatus], list[str]]:
     """Each chosen task's status, and the problems of the run (collection errors, a timeout).
 
     ``backends`` keeps only the tests of those backends (``("cpu",)``: a quicker check of step 2,
-    whose tests run every op on three backends); tests without a backend always run."""
+    whose tests run every op on three backends); tests without a backend always run. ``task_ids``
+    keeps only those tasks."""
     root = Path(course_root).resolve()
-    tasks = choose_tasks(root, steps, None)
+    tasks = choose_tasks(root, steps, task_ids)
     targets = sorted({t for task in tasks for t in task.tests if (root / t).exists()})
     if not targets:
         return [TaskStatus(task, []) for task in tasks], ["no test file of these tasks exists"]
@@ -94,15 +95,15 @@ def status_table(statuses: list[TaskStatus]) -> str:
     else:
         files = ", ".join(upcoming.task.files)
         lines.append(f"Next: task {upcoming.task.id}, {upcoming.task.title} (in {files}); "
-                     f"check it with: pytest {' '.join(upcoming.task.tests)}")
+                     f"check it with: make status TASK={upcoming.task.id}")
     return "\n".join(lines)
 
 
 def print_status(course_root: Path | str, steps: Optional[Iterable[int]], timeout: float,
-                 backends: Iterable[str] = ()) -> int:
+                 backends: Iterable[str] = (), task_ids: Optional[Iterable[str]] = None) -> int:
     """Run, print the table and the time it took; 0 unless the run itself had problems."""
     start = time.perf_counter()
-    statuses, problems = course_status(course_root, steps, timeout, backends)
+    statuses, problems = course_status(course_root, steps, timeout, backends, task_ids)
     for problem in problems:
         print(problem)
     print(status_table(statuses))
