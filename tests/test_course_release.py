@@ -143,7 +143,7 @@ def test_release_imports_every_module(release0: Path) -> None:
 def test_release_stubs_say_which_task(release0: Path) -> None:
     text = (release0 / "minitorch" / "operators.py").read_text()
     tasks = load_tasks(ROOT)
-    assert f'raise NotImplementedError("Task 0.1: {tasks["0.1"].title}")' in text
+    assert f'raise NotImplementedError("Task 0.1: {tasks["0.1"].title} (see assignments/00-operators/README.md)")' in text
     assert "def mul(x: float, y: float) -> float:" in text and ":math:`x \\\\cdot y`" in text  # signature and docstring kept
     assert "return x * y" not in text
 

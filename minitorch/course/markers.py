@@ -163,14 +163,16 @@ def _inside_region(node: ast.AST, region: Region) -> bool:
     return region.begin < first and last < region.end
 
 
-def stub_lines(indent: str, task_id: str, title: str, hint: str = "") -> list[str]:
-    """The lines replacing a region: the hint as comments, then the ``raise``."""
+def stub_lines(indent: str, task_id: str, title: str, hint: str = "", guide: str = "") -> list[str]:
+    """The lines replacing a region: the hint as comments, then the ``raise`` (naming ``guide``,
+    the step's README, when given)."""
     lines = []
     if hint:
         width = max(HINT_WIDTH - len(indent), 40)
         for part in textwrap.wrap(f"Hint: {hint}", width=width - 2):
             lines.append(f"{indent}# {part}")
-    message = json.dumps(f"Task {task_id}: {title}", ensure_ascii=False)  # a valid Python string literal
+    text = f"Task {task_id}: {title}" + (f" (see {guide})" if guide else "")
+    message = json.dumps(text, ensure_ascii=False)  # a valid Python string literal
     lines.append(f"{indent}raise NotImplementedError({message})")
     return lines
 

@@ -4,7 +4,7 @@ Releasing step ``N`` keeps the reference code of steps ``< N`` (the release tier
 for every task of a later step:
 
 - each ``.py`` solution region of task ``X.Y`` (see :mod:`.markers`) becomes
-  ``raise NotImplementedError("Task X.Y: <title>")`` at the region's indentation, after
+  ``raise NotImplementedError("Task X.Y: <title> (see assignments/NN-name/README.md)")`` at the region's indentation, after
   the task's hint as a comment; signatures and docstrings stay as they are;
 - each notebook cell tagged ``solution`` keeps its ``# Task X.Y`` line and gets the same
   stub; its outputs are cleared.
@@ -79,15 +79,16 @@ def belongs_in_release(name: str) -> bool:
     return not any(path.match(pattern) or name.startswith(pattern.rstrip("*")) for pattern in EXCLUDED)
 
 
-def make_stub_maker(tasks: dict[str, Task]):
-    """Stubs for one file: the task's hint goes above its first stub in the file only."""
+def make_stub_maker(tasks: dict[str, Task], guides: dict[int, str]):
+    """Stubs for one file: the task's hint goes above its first stub in the file only; the
+    message names the step's README (``guides``: step number -> its path)."""
     hinted: set[str] = set()
 
     def make(indent: str, task_id: str) -> list[str]:
         task = tasks[task_id]
         hint = task.hint if task_id not in hinted else ""
         hinted.add(task_id)
-        return stub_lines(indent, task_id, task.title, hint)
+        return stub_lines(indent, task_id, task.title, hint, guides.get(task.step, ""))
 
     return make
 
@@ -103,6 +104,7 @@ def plan_release(root: Path | str, step: int) -> ReleasePlan:
     plan = ReleasePlan(root=root, step=step, tasks=tasks)
     should_stub = lambda task_id: step_of(task_id) >= step  # noqa: E731 - the tier rule, named
     names = repository_files(root)
+    guides = {s.number: (s.directory.relative_to(root) / "README.md").as_posix() for s in load_steps(root)}
     for name in names:
         if not belongs_in_release(name):
             continue
@@ -112,7 +114,7 @@ def plan_release(root: Path | str, step: int) -> ReleasePlan:
             plan.rewritten["README.md"] = student_readme(load_steps(root), step, root, notebooks)
             plan.rewritten[FRAMEWORK_README] = path.read_text(encoding="utf-8")
             continue
-        make_stub = make_stub_maker(tasks)
+        make_stub = make_stub_maker(tasks, guides)
         if name.endswith(".py"):
             text = path.read_text(encoding="utf-8")
             regions = find_regions(text, name, tasks.keys())
