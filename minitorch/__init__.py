@@ -28,6 +28,7 @@ from .toplevel import (
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
 from .toplevel import add, div, divide, floor_divide, is_floating_point, ravel, rsub, sub, subtract, true_divide
+from .toplevel import bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor
 from .legacy_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
@@ -84,6 +85,9 @@ from .amp import cuda_amp as _cuda_amp  # noqa: E402
 from .autocast_state import get_autocast_dtype, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled  # noqa: E402
 
 cuda.amp = _cuda_amp  # ``minitorch.cuda.amp.GradScaler``: cuda.py sits below amp and never imports it
+from .ops import numpy_like as _numpy_like  # noqa: E402 - also attaches Tensor.diff, logit, ...
+
+globals().update(_numpy_like.EXPORTS)  # hstack, diff, cov, range, ...
 from .ops import inplace_views  # noqa: E402,F401 - attaches Tensor.unsqueeze_, t_, swapdims ...
 from .ops.inplace_math import functions as _inplace_functions  # noqa: E402 - also attaches Tensor.sin_ ...
 

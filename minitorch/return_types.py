@@ -1,4 +1,4 @@
-"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort``, ``topk`` and ``median(dim)`` return.
+"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort``, ``topk``, ``median(dim)`` and ``aminmax`` return.
 
 Each prints as PyTorch's ``torch.return_types.topk(values=..., indices=...)``, one field per
 line, and unpacks as a plain ``(values, indices)`` tuple.
@@ -12,12 +12,12 @@ from typing import Any
 FIELDS = ("values", "indices")
 
 
-def _named_result(name: str) -> type:
-    """A ``(values, indices)`` named tuple called ``name`` with PyTorch's repr."""
-    base = namedtuple(name, FIELDS)  # type: ignore[misc]
+def _named_result(name: str, fields: tuple[str, ...] = FIELDS) -> type:
+    """A named tuple of ``fields`` (``(values, indices)`` by default) called ``name`` with PyTorch's repr."""
+    base = namedtuple(name, fields)  # type: ignore[misc]
 
     def __repr__(self: Any) -> str:
-        lines = ",\n".join(f"{field}={getattr(self, field)!r}" for field in FIELDS)
+        lines = ",\n".join(f"{field}={getattr(self, field)!r}" for field in fields)
         return f"{__name__.split('.')[0]}.return_types.{name}(\n{lines})"
 
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": __name__})
@@ -28,3 +28,4 @@ min = _named_result("min")  # noqa: A001
 sort = _named_result("sort")
 topk = _named_result("topk")
 median = _named_result("median")
+aminmax = _named_result("aminmax", ("min", "max"))

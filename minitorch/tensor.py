@@ -800,21 +800,69 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     lt, le, gt, ge, eq, ne = __lt__, __le__, __gt__, __ge__, __eq__, __ne__
 
+    # ---- bitwise (integers and bools) and logical (any dtype, bool result) ops ----
+
     def __invert__(self) -> "Tensor":
-        if self.dtype is not dtypes.bool_:
-            raise TypeError(f"~ (bitwise not) is only supported for bool tensors here, got {self.dtype}")
-        return map_op("logical_not", self.detach())
+        if self.dtype.is_floating_point:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        if self.dtype is dtypes.bool_:
+            return map_op("logical_not", self.detach())
+        return map_op("bitwise_not", self.detach())
+
+    bitwise_not = __invert__
 
     def logical_not(self) -> "Tensor":
         return map_op("logical_not", self.detach(), out_dtype=dtypes.bool_)
 
-    def __and__(self, other: "Tensor") -> "Tensor":
+    def _bitwise(self, op: str, other: Operand, kernel_name: str, reverse: bool = False) -> "Tensor":
+        """``&``, ``|``, ``^``, ``<<``, ``>>`` of the promoted operands (no gradient: integers only)."""
+        if not isinstance(other, (Tensor, Number, np.generic)):
+            return NotImplemented
+        a, b = self._promoted(other, op)
+        if reverse:
+            a, b = b, a
+        if a.dtype.is_floating_point:
+            raise NotImplementedError(f'"{kernel_name}_cpu" not implemented for \'{dtypes.scalar_type_name(a.dtype)}\'')
+        return zip_op(op, a.detach(), b.detach())
+
+    def __and__(self, other: Operand) -> "Tensor":
+        return self._bitwise("bitwise_and", other, "bitwise_and")
+
+    def __rand__(self, other: Operand) -> "Tensor":
+        return self._bitwise("bitwise_and", other, "bitwise_and", reverse=True)
+
+    def __or__(self, other: Operand) -> "Tensor":
+        return self._bitwise("bitwise_or", other, "bitwise_or")
+
+    def __ror__(self, other: Operand) -> "Tensor":
+        return self._bitwise("bitwise_or", other, "bitwise_or", reverse=True)
+
+    def __xor__(self, other: Operand) -> "Tensor":
+        return self._bitwise("bitwise_xor", other, "bitwise_xor")
+
+    def __rxor__(self, other: Operand) -> "Tensor":
+        return self._bitwise("bitwise_xor", other, "bitwise_xor", reverse=True)
+
+    def __lshift__(self, other: Operand) -> "Tensor":
+        return self._bitwise("left_shift", other, "lshift")
+
+    def __rlshift__(self, other: Operand) -> "Tensor":
+        return self._bitwise("left_shift", other, "lshift", reverse=True)
+
+    def __rshift__(self, other: Operand) -> "Tensor":
+        return self._bitwise("right_shift", other, "rshift")
+
+    def __rrshift__(self, other: Operand) -> "Tensor":
+        return self._bitwise("right_shift", other, "rshift", reverse=True)
+
+    bitwise_and, bitwise_or, bitwise_xor = __and__, __or__, __xor__
+    bitwise_left_shift, bitwise_right_shift = __lshift__, __rshift__
+
+    def logical_and(self, other: Operand) -> "Tensor":
         return zip_op("mul", self.bool().detach(), _as_bool(other, self.device), out_dtype=dtypes.bool_)
 
-    def __or__(self, other: "Tensor") -> "Tensor":
+    def logical_or(self, other: Operand) -> "Tensor":
         return zip_op("maximum", self.bool().detach(), _as_bool(other, self.device), out_dtype=dtypes.bool_)
-
-    logical_and, logical_or = __and__, __or__
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
@@ -1164,15 +1212,25 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     # PyTorch has no __imatmul__: ``a @= b`` rebinds ``a`` to ``a @ b`` there too.
 
     def __iand__(self, other: Operand) -> "Tensor":
-        return self._logical_inplace(Tensor.__and__, other, "&=")
+        return self._inplace_apply(lambda old: old & other)
 
     def __ior__(self, other: Operand) -> "Tensor":
-        return self._logical_inplace(Tensor.__or__, other, "|=")
+        return self._inplace_apply(lambda old: old | other)
 
-    def _logical_inplace(self, op: Callable[["Tensor", Operand], "Tensor"], other: Operand, symbol: str) -> "Tensor":
-        if self.dtype is not dtypes.bool_:
-            raise NotImplementedError(f"'{symbol}' is supported for bool tensors only in minitorch, got {self.dtype}")
-        return self._inplace_apply(lambda old: op(old, other))
+    def __ixor__(self, other: Operand) -> "Tensor":
+        return self._inplace_apply(lambda old: old ^ other)
+
+    def __ilshift__(self, other: Operand) -> "Tensor":
+        return self._inplace_apply(lambda old: old << other)
+
+    def __irshift__(self, other: Operand) -> "Tensor":
+        return self._inplace_apply(lambda old: old >> other)
+
+    bitwise_and_, bitwise_or_, bitwise_xor_ = __iand__, __ior__, __ixor__
+    bitwise_left_shift_, bitwise_right_shift_ = __ilshift__, __irshift__
+
+    def bitwise_not_(self) -> "Tensor":
+        return self._inplace_apply(Tensor.__invert__)
 
     multiply_, subtract_, divide_, true_divide_ = mul_, sub_, div_, div_
 

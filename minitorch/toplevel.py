@@ -261,3 +261,28 @@ __all__ = [
     "isclose", "log", "matmul", "mul", "multiply", "max", "maximum", "mean", "min", "minimum", "mm", "permute", "pow", "relu",
     "reshape", "sigmoid", "sqrt", "squeeze", "std", "sum", "tanh", "transpose", "unsqueeze", "var", "where",
 ]
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:  # noqa: A002 - PyTorch's names
+    """``input & other`` for integer and bool tensors (a number on either side)."""
+    return input & other
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return input | other
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return input ^ other
+
+
+def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
+    return ~input
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return input << other
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return input >> other

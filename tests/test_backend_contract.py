@@ -118,6 +118,27 @@ BINARY_NUMPY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "masked": lambda x, keep: np.where(keep != 0, x, 0),
     **MATH_BINARY_NUMPY,
 }
+
+
+def _shift_left(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x << y`` computed in int64 (then cast to x's dtype): 0 for a shift outside [0, 64)."""
+    inside = (y >= 0) & (y < 64)
+    return np.where(inside, np.left_shift(x.astype(I64), np.clip(y, 0, 63).astype(I64)), 0)
+
+
+def _shift_right(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x >> y`` computed in int64: a shift outside [0, 64) leaves the sign (-1 or 0), as shifting by 63."""
+    amount = np.where((y < 0) | (y >= 64), 63, y).astype(I64)
+    return np.right_shift(x.astype(I64), amount)
+
+
+BINARY_NUMPY.update({
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+    "left_shift": _shift_left, "right_shift": _shift_right,
+})
+UNARY_NUMPY["bitwise_not"] = np.invert
+#: ops of integers (and bools) only: the layout tests run them on int64 values
+INTEGER_ONLY = {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"}
 REDUCE_NUMPY = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
 ARG_REDUCE_NUMPY = {"argmax": np.argmax, "argmin": np.argmin}  # first index on ties, NaN wins
 #: the dtypes each op is computed in (the caller casts first, e.g. ints to float for exp)
@@ -136,6 +157,7 @@ UNARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     "sin": FLOATS,
     "cos": FLOATS,
     **{op: FLOATS for op in MATH_NUMPY},
+    "bitwise_not": INTS,
 }
 BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     **{op: FLOATS + INTS + (BOOL,) for op in ("add", "mul", "maximum", "minimum")},
@@ -146,6 +168,8 @@ BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     "pow": FLOATS + INTS,
     **{op: FLOATS for op in ("atan2", "hypot", "fmod", "remainder")},
     **{op: SIGNED for op in ("int_fmod", "int_remainder")},
+    **{op: INTS + (BOOL,) for op in ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    **{op: INTS for op in ("left_shift", "right_shift")},
 }
 BOOL_RESULT = {"logical_not", "lt", "le", "gt", "ge", "eq", "ne"}
 
@@ -271,7 +295,9 @@ def test_map_each_layout(kit: Kit, op: str, layouts: tuple[str, str]) -> None:
     values = rng.uniform(0.2, 2.0, size=(2, 3, 4)) * rng.choice([-1, 1], size=(2, 3, 4))
     if op in ("log", "sqrt"):
         values = np.abs(values)
-    out_dtype = BOOL if op in BOOL_RESULT else F64
+    if op in INTEGER_ONLY:
+        values = np.round(values * 10).astype(I64)
+    out_dtype = BOOL if op in BOOL_RESULT else I64 if op in INTEGER_ONLY else F64
     out = kit.out(values.shape, out_dtype, layouts[1])
     kit.backend.map(op, kit.view(values, layouts[0]), out)
     with np.errstate(all="ignore"):
@@ -290,7 +316,9 @@ def test_zip_broadcast(kit: Kit, op: str, layout: str) -> None:
     y = rng.integers(1, 4, size=(4, 3)).astype(np.float64) * rng.choice([-1, 1], size=(4, 3))
     if op == "masked":
         y = (y > 0).astype(np.float64)
-    out_dtype = BOOL if op in BOOL_RESULT else F64
+    if op in INTEGER_ONLY:
+        x, y = x.astype(I64), y.astype(I64)
+    out_dtype = BOOL if op in BOOL_RESULT else I64 if op in INTEGER_ONLY else F64
     out = kit.out((2, 4, 3), out_dtype, layout)
     kit.backend.zip(op, kit.view(x, layout), kit.view(y, "permuted"), out)
     with np.errstate(all="ignore"):

@@ -38,6 +38,7 @@ UNARY = (
     "erf", "erfc", "erfinv", "log1p", "expm1", "log2", "log10", "exp2",
     "floor", "ceil", "round", "trunc",
     "rsqrt", "reciprocal",
+    "bitwise_not",
 )
 COPY, NEG, EXP, LOG, SQRT, ABS, SIGMOID, TANH, RELU, SIGN, LOGICAL_NOT = range(11)
 SIN, COS = range(11, 13)
@@ -45,6 +46,7 @@ TAN, ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH = range(13, 22)
 ERF, ERFC, ERFINV, LOG1P, EXPM1, LOG2, LOG10, EXP2 = range(22, 30)
 FLOOR, CEIL, ROUND, TRUNC = range(30, 34)
 RSQRT, RECIPROCAL = range(34, 36)
+BITWISE_NOT = 36
 
 #: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
 #: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the
@@ -53,11 +55,19 @@ BINARY = (
     "add", "sub", "mul", "div", "pow", "maximum", "minimum",
     "lt", "le", "gt", "ge", "eq", "ne", "masked",
     "atan2", "hypot", "fmod", "remainder", "int_fmod", "int_remainder",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
 )
 ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = range(14)
 #: ``fmod``/``remainder`` are the float bodies (exact, through ``np.fmod``); the ``int_``
 #: ones are integer arithmetic, exact for every int64 (the divisor is checked nonzero before)
 ATAN2, HYPOT, FMOD, REMAINDER, INT_FMOD, INT_REMAINDER = range(14, 20)
+#: the bitwise ops, for integers and bools only (the tensor layer refuses floats), computed in
+#: int64 (``np.int64`` keeps the bodies compilable for every dtype, and the store into a
+#: narrower ``out`` wraps as a cast, in plain Python too). A shift by a negative amount or by 64 or more
+#: bits gives what shifting one bit at a time would: 0 (or -1 for a negative number shifted right)
+BITWISE_AND, BITWISE_OR, BITWISE_XOR, LEFT_SHIFT, RIGHT_SHIFT = range(20, 25)
+#: the width of the widest integer (int64): shifting by as many bits empties it
+INT_BITS = 64
 
 #: reductions along one dimension (position = op code; append only)
 REDUCE = ("sum", "prod", "max", "min")
@@ -244,6 +254,8 @@ def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
             out[pos] = math.copysign(math.inf, x) if x == 0 else math.nan
     elif op == RECIPROCAL:
         out[pos] = 1.0 / x if x != 0 else math.copysign(math.inf, x)
+    elif op == BITWISE_NOT:
+        out[pos] = ~np.int64(x)
     else:  # LOGICAL_NOT
         out[pos] = x == 0
 
@@ -294,6 +306,19 @@ def binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> None:
         out[pos] = mod - y if (mod != 0 and (mod < 0) != (x < 0)) else mod
     elif op == INT_REMAINDER:
         out[pos] = x % y
+    elif op == BITWISE_AND:
+        out[pos] = np.int64(x) & np.int64(y)
+    elif op == BITWISE_OR:
+        out[pos] = np.int64(x) | np.int64(y)
+    elif op == BITWISE_XOR:
+        out[pos] = np.int64(x) ^ np.int64(y)
+    elif op == LEFT_SHIFT:
+        out[pos] = np.int64(x) << np.int64(y) if 0 <= y < INT_BITS else np.int64(0)
+    elif op == RIGHT_SHIFT:
+        if 0 <= y < INT_BITS:
+            out[pos] = np.int64(x) >> np.int64(y)
+        else:
+            out[pos] = np.int64(-1) if x < 0 else np.int64(0)
     else:  # MASKED: a selection, never a product, so inf/nan where y is 0 stay out
         if y != 0:
             out[pos] = x
