@@ -40,8 +40,20 @@ class dtype:  # noqa: N801 - PyTorch's spelling
     def __deepcopy__(self, memo: dict) -> "dtype":
         return self
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled by name, so unpickling gives the one object again (``is`` comparisons hold)."""
+        return (_named_dtype, (self.name,))
+
 
 BOOLEAN, INTEGRAL, FLOATING = 0, 1, 2
+
+
+def _named_dtype(name: str) -> "dtype":
+    """The dtype called ``name`` (how pickle finds the one object again)."""
+    found = globals().get("bool_" if name == "bool" else name)
+    if not isinstance(found, dtype):
+        raise ValueError(f"unknown dtype name {name!r}")
+    return found
 
 bool_ = dtype("bool", np.bool_, BOOLEAN, 1)
 uint8 = dtype("uint8", np.uint8, INTEGRAL, 1)

@@ -144,3 +144,17 @@ def test_default_dtype_round_trip() -> None:
     for bad in (i64, b, u8):
         with pytest.raises(TypeError):
             dtypes.set_default_dtype(bad)
+
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int32", "int64", "float16", "float32", "float64"])
+def test_pickle_gives_the_same_dtype_object(name: str) -> None:
+    """Code compares dtypes with ``is``: a pickled tensor (a worker process's batch, a deep copy
+    through pickle) must come back with the very dtype object, or ops between the copy and the
+    original would refuse their "different" dtypes."""
+    import pickle
+
+    kind = getattr(minitorch, name)
+    assert pickle.loads(pickle.dumps(kind)) is kind
+    original = minitorch.ones(3, dtype=kind)
+    copy = pickle.loads(pickle.dumps(original))
+    assert copy.dtype is kind and (copy == original).all()
