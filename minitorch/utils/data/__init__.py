@@ -7,6 +7,7 @@ from .dataloader import DataLoader
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
 from .sampler import WeightedRandomSampler  # issue 19
+from .worker import WorkerInfo, get_worker_info
 
 __all__ = [
     "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler", "Sampler",
@@ -14,3 +15,4 @@ __all__ = [
     "random_split",
 ]
 __all__ += ["WeightedRandomSampler"]
+__all__ += ["WorkerInfo", "get_worker_info"]

@@ -8,13 +8,15 @@ those samples and *collates* them into one batch::
         ...
 
 Shuffling draws each epoch's order from ``generator`` or, without one, from the global
-generator, so ``minitorch.manual_seed(s)`` makes every run give the same batches.
-Everything runs in the calling process (``num_workers`` is accepted and ignored).
+generator, so ``minitorch.manual_seed(s)`` makes every run give the same batches. With
+``num_workers > 0`` the batches are made in worker processes (:mod:`.worker`) and still come
+out in the sampler's order.
 """
 
 from __future__ import annotations
 
-import warnings
+import itertools
+import multiprocessing
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
@@ -24,8 +26,13 @@ from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .worker import WorkerPool, is_failure, is_stream_end, raise_failure
 
 DEFAULT_BATCH_SIZE = 1
+#: batches in flight per worker unless ``prefetch_factor`` says otherwise
+DEFAULT_PREFETCH_FACTOR = 2
+#: the range of the per-epoch base seed of the workers (a non-negative int64)
+SEED_RANGE = 2**62
 
 
 class DataLoader:
@@ -36,14 +43,26 @@ class DataLoader:
                  batch_sampler: Optional[Iterable[Sequence[Any]]] = None, num_workers: int = 0,
                  collate_fn: Optional[Callable[[list[Any]], Any]] = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn: Optional[Callable[[int], None]] = None,
-                 generator: Optional[Any] = None, **options: Any) -> None:
+                 multiprocessing_context: Any = None, generator: Optional[Any] = None, *,
+                 prefetch_factor: Optional[int] = None, persistent_workers: bool = False, **options: Any) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        if num_workers > 0:
-            warnings.warn(f"minitorch loads data in the calling process: num_workers={num_workers} is ignored",
-                          stacklevel=2)
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                             "let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if prefetch_factor is not None and prefetch_factor < 1:
+            raise ValueError(f"prefetch_factor must be positive, got {prefetch_factor}")
+        self.prefetch_factor = prefetch_factor if prefetch_factor is not None or num_workers == 0 else DEFAULT_PREFETCH_FACTOR
+        self.persistent_workers = persistent_workers
+        if isinstance(multiprocessing_context, str):
+            multiprocessing_context = multiprocessing.get_context(multiprocessing_context)
+        self.multiprocessing_context = multiprocessing_context
+        self._pool: Optional[WorkerPool] = None
+        self._epoch = 0
         self.dataset = dataset
         self.num_workers = num_workers
         self.pin_memory = pin_memory
@@ -86,6 +105,9 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self) -> Iterator[Any]:
+        if self.num_workers > 0:
+            yield from self._iterate_with_workers()
+            return
         if self._iterable:
             yield from self._iterate_stream()
             return
@@ -117,6 +139,87 @@ class DataLoader:
                 batch = []
         if batch and not self.drop_last:
             yield self.collate_fn(batch)
+
+    # ---- worker processes ----
+
+    def _work(self, indices: Any) -> Any:
+        """What a worker computes for one task: a collated batch, one sample, or (``None``) its stream."""
+        if indices is None:
+            return self._iterate_stream()
+        if self._auto_collation:
+            return self._fetch(list(indices))
+        return self.collate_fn(self.dataset[indices])
+
+    def _tasks(self, workers: int) -> Iterator[tuple[int, Any]]:
+        """``(worker, indices)`` per batch: batches dealt round-robin, or each worker's next from its stream."""
+        if self._iterable:
+            return ((worker, None) for worker in itertools.cycle(range(workers)))
+        source: Iterable[Any] = self.batch_sampler if self._auto_collation else self.sampler  # type: ignore[assignment]
+        return ((number % workers, indices) for number, indices in enumerate(source))
+
+    def _start_pool(self) -> WorkerPool:
+        from ...creation import randint
+
+        base_seed = int(randint(0, SEED_RANGE, (1,), generator=self.generator).item())
+        return WorkerPool(self.dataset, self._work, self.num_workers, base_seed, self.worker_init_fn,
+                          self.multiprocessing_context)
+
+    def _iterate_with_workers(self) -> Iterator[Any]:
+        """The batches, made by the workers ``prefetch_factor`` per worker ahead, in the sampler's order."""
+        # the sampler draws this epoch's order before the workers' seed is drawn, so the batches
+        # are the same with and without workers
+        tasks = self._tasks(self.num_workers)
+        first = next(tasks, None)
+        tasks = itertools.chain([first] if first is not None else [], tasks)
+        if self._pool is not None:
+            pool = self._pool
+            pool.new_epoch()
+        else:
+            pool = self._start_pool()
+        self._pool = pool if self.persistent_workers else None
+        self._epoch += 1
+        epoch = self._epoch  # answers of an epoch left unfinished (a ``break``) carry an older number
+        sent, handed_out, finished_workers = 0, 0, set()
+        worker_of: dict[int, int] = {}
+        waiting: dict[int, Any] = {}
+
+        def send_next() -> None:
+            nonlocal sent
+            for worker, indices in tasks:
+                if worker in finished_workers:
+                    if len(finished_workers) == pool.num_workers:
+                        return
+                    continue
+                worker_of[sent] = worker
+                pool.send(worker, (epoch, sent), indices)
+                sent += 1
+                return
+
+        try:
+            for _ in range(pool.num_workers * (self.prefetch_factor or DEFAULT_PREFETCH_FACTOR)):
+                send_next()
+            while handed_out < sent:
+                while handed_out not in waiting:
+                    (answer_epoch, number), answer = pool.receive(self.timeout)
+                    if answer_epoch == epoch:
+                        waiting[number] = answer
+                answer = waiting.pop(handed_out)
+                worker = worker_of.pop(handed_out)
+                handed_out += 1
+                if is_failure(answer):
+                    raise_failure(answer)
+                if is_stream_end(answer):
+                    finished_workers.add(worker)
+                else:
+                    yield answer
+                send_next()
+        finally:
+            if not self.persistent_workers:
+                pool.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_pool", None) is not None:
+            self._pool.close()
 
     def __len__(self) -> int:
         if self._iterable:
