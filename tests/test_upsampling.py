@@ -39,6 +39,12 @@ INTERPOLATE_CASES = [
     ("trilinear", (1, 1, 3, 4, 3), {"size": (5, 5, 5), "align_corners": True}),
     ("area", (2, 3, 7), {"size": 3}),
     ("area", (1, 2, 5, 6), {"scale_factor": (0.5, 1.5)}),
+    ("bicubic", (2, 3, 5, 7), {"scale_factor": 2}),
+    ("bicubic", (2, 3, 5, 7), {"size": (4, 3)}),
+    ("bicubic", (1, 2, 5, 7), {"size": (9, 11), "align_corners": True}),
+    ("bicubic", (1, 2, 5, 7), {"scale_factor": (1.7, 0.5)}),
+    ("bicubic", (1, 2, 5, 7), {"size": (5, 9)}),
+    ("bicubic", (1, 2, 5, 7), {"size": (5, 7)}),
 ]
 
 
@@ -94,6 +100,7 @@ def test_upsample_modules_match_torch(torch_ref: Any) -> None:
 
 
 INTERPOLATE_ERRORS = {
+    "bicubic on 3-D": lambda F, t: F.interpolate(t.ones(2, 3, 5), scale_factor=2, mode="bicubic"),
     "no size": lambda F, t: F.interpolate(t.ones(2, 3, 5, 6)),
     "both": lambda F, t: F.interpolate(t.ones(2, 3, 5, 6), size=3, scale_factor=2),
     "align_corners with nearest": lambda F, t: F.interpolate(t.ones(2, 3, 5, 6), size=3, align_corners=True),
@@ -135,8 +142,6 @@ def test_interpolate_errors_match_torch(torch_ref: Any, case: str) -> None:
 
 
 def test_modes_left_out_say_so() -> None:
-    with pytest.raises(NotImplementedError, match="mode='bicubic' is not implemented in minitorch"):
-        F.interpolate(minitorch.ones(1, 1, 4, 4), scale_factor=2, mode="bicubic")
     with pytest.raises(NotImplementedError, match="antialias=True is not implemented in minitorch"):
         F.interpolate(minitorch.ones(1, 1, 4, 4), scale_factor=2, mode="bilinear", antialias=True)
 

@@ -15,6 +15,14 @@ dimension resized from :math:`n` to :math:`m` reads, with :math:`r = n/m` (or
 
 Source positions are computed as PyTorch computes them (in the input's precision, the nearest
 modes rounded to single precision before the floor), so the same inputs give the same picks.
+* ``'bicubic'`` (4-D input): the source coordinate :math:`x = r\,(i + \tfrac12) - \tfrac12` (not
+  clamped), or :math:`i\,\frac{n-1}{m-1}` with ``align_corners=True``; with :math:`j = \lfloor x \rfloor`
+  and :math:`t = x - j`, the four inputs :math:`j-1 .. j+2` (clamped to the edge) weighted by Keys'
+  cubic convolution kernel with :math:`a = -0.75`, as PyTorch:
+
+  .. math:: W(d) = \begin{cases} (a+2)|d|^3 - (a+3)|d|^2 + 1 & |d| \le 1 \\
+            a|d|^3 - 5a|d|^2 + 8a|d| - 4a & 1 < |d| < 2 \end{cases}
+
 ``'area'`` is adaptive average pooling. The gradients come from ``index_select`` and the
 elementwise products.
 
@@ -135,6 +143,54 @@ def linear_sources(size: int, out_size: int, scale: Optional[float], align_corne
     return lows, highs, weights
 
 
+#: Keys' parameter of the cubic convolution kernel, PyTorch's choice
+CUBIC_A = -0.75
+#: the taps of the cubic kernel relative to the floor of the source coordinate
+CUBIC_TAPS = (-1, 0, 1, 2)
+
+
+def _cubic_weight_near(d: float) -> float:
+    """:math:`W(d)` for :math:`|d| \le 1`."""
+    return ((CUBIC_A + 2) * d - (CUBIC_A + 3)) * d * d + 1
+
+
+def _cubic_weight_far(d: float) -> float:
+    """:math:`W(d)` for :math:`1 < |d| < 2`."""
+    return ((CUBIC_A * d - 5 * CUBIC_A) * d + 8 * CUBIC_A) * d - 4 * CUBIC_A
+
+
+def cubic_sources(size: int, out_size: int, scale: Optional[float], align_corners: bool,
+                  precision: type) -> tuple[list[list[int]], list[list[float]]]:
+    """Per tap (``j-1 .. j+2``): the input position each output position reads and its weight."""
+    if align_corners:
+        ratio = precision(size - 1) / precision(out_size - 1) if out_size > 1 else precision(0)
+    else:
+        ratio = precision(1.0 / scale) if scale is not None and scale > 0 else precision(size) / precision(out_size)
+    positions: list[list[int]] = [[] for _ in CUBIC_TAPS]
+    weights: list[list[float]] = [[] for _ in CUBIC_TAPS]
+    for i in range(out_size):
+        real = ratio * precision(i) if align_corners else ratio * (precision(i) + precision(0.5)) - precision(0.5)
+        floor = int(math.floor(real))
+        t = float(real - precision(floor))
+        taps = (_cubic_weight_far(t + 1), _cubic_weight_near(t), _cubic_weight_near(1 - t), _cubic_weight_far(2 - t))
+        for k, (offset, weight) in enumerate(zip(CUBIC_TAPS, taps)):
+            positions[k].append(min(max(floor + offset, 0), size - 1))
+            weights[k].append(weight)
+    return positions, weights
+
+
+def _cubic_along(x: Tensor, dim: int, positions: list[list[int]], weights: list[list[float]]) -> Tensor:
+    """:math:`\sum_k w_k\, x[p_k]` along ``dim`` over the four taps."""
+    shape = [1] * x.dim()
+    shape[dim] = len(weights[0])
+    out = None
+    for tap_positions, tap_weights in zip(positions, weights):
+        weight = creation.tensor(tap_weights, dtype=x.dtype, device=x.device).view(*shape)
+        term = _along(x, dim, tap_positions) * weight
+        out = term if out is None else out + term
+    return out
+
+
 def _along(x: Tensor, dim: int, positions: list[int]) -> Tensor:
     return index_select(x, dim, creation.tensor(positions, dtype=dtypes.int64, device=x.device))
 
@@ -161,8 +217,8 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dimensions of ``(N, C, *spatial)`` input to ``size`` or by ``scale_factor``.
 
-    Modes ``'nearest'``, ``'nearest-exact'``, ``'linear'``/``'bilinear'``/``'trilinear'`` and
-    ``'area'`` (1-D and 2-D); ``'bicubic'`` and ``antialias=True`` are not implemented.
+    Modes ``'nearest'``, ``'nearest-exact'``, ``'linear'``/``'bilinear'``/``'trilinear'``,
+    ``'bicubic'`` (2-D) and ``'area'`` (1-D and 2-D); ``antialias=True`` is not implemented.
     """
     if mode in NEAREST_MODES:
         if align_corners is not None:
@@ -178,10 +234,11 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
     if mode in LINEAR_MODES.values() and LINEAR_MODES.get(dim) != mode:
         needed = 2 + next(n for n, name in LINEAR_MODES.items() if name == mode)
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needed}D input")
-    if (mode == "bicubic" and dim == 2) or antialias:
+    if antialias:
         raise NotImplementedError(f"interpolate: mode={mode!r}{' with antialias=True' if antialias else ''} is not "
                                   f"implemented in minitorch")
-    supported = mode in ("nearest", "nearest-exact", LINEAR_MODES.get(dim)) or (mode == "area" and dim in (1, 2))
+    supported = (mode in ("nearest", "nearest-exact", LINEAR_MODES.get(dim)) or (mode == "area" and dim in (1, 2))
+                 or (mode == "bicubic" and dim == 2))
     if not 1 <= dim <= 3 or not supported:
         if dim == 3 and mode == "area":
             raise NotImplementedError("interpolate: mode='area' on 5D input is not implemented in minitorch")
@@ -198,6 +255,9 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
     for d, (n, m, scale) in enumerate(zip(spatial, outs, scales), start=2):
         if mode == "nearest" or mode == "nearest-exact":
             out = _along(out, d, nearest_sources(n, m, scale, mode == "nearest-exact", precision))
+        elif mode == "bicubic":
+            if n != m or any(a != b for a, b in zip(spatial, outs)):  # PyTorch copies when no size changes
+                out = _cubic_along(out, d, *cubic_sources(n, m, scale, bool(align_corners), precision))
         else:
             out = _linear_along(out, d, *linear_sources(n, m, scale, bool(align_corners), precision))
     return out
