@@ -32,6 +32,7 @@ from .modules import (  # noqa: E402
     CosineEmbeddingLoss, EmbeddingBag, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss,
     MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
 )
+from .modules import CTCLoss  # noqa: E402
 
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
 from .modules import (  # noqa: E402

@@ -63,3 +63,7 @@ __all__ += [
     "hardswish", "hardtanh", "hardtanh_", "instance_norm", "logsigmoid", "mish", "normalize", "prelu", "relu6", "selu",
     "selu_", "softmin", "softshrink", "softsign", "tanhshrink", "threshold", "threshold_",
 ]
+
+# ---- CTC loss (issue 19) ----
+from .ctc import ctc_loss  # noqa: E402
+__all__ += ["ctc_loss"]

@@ -150,12 +150,12 @@ CUBIC_TAPS = (-1, 0, 1, 2)
 
 
 def _cubic_weight_near(d: float) -> float:
-    """:math:`W(d)` for :math:`|d| \le 1`."""
+    r""":math:`W(d)` for :math:`|d| \le 1`."""
     return ((CUBIC_A + 2) * d - (CUBIC_A + 3)) * d * d + 1
 
 
 def _cubic_weight_far(d: float) -> float:
-    """:math:`W(d)` for :math:`1 < |d| < 2`."""
+    r""":math:`W(d)` for :math:`1 < |d| < 2`."""
     return ((CUBIC_A * d - 5 * CUBIC_A) * d + 8 * CUBIC_A) * d - 4 * CUBIC_A
 
 
@@ -180,7 +180,7 @@ def cubic_sources(size: int, out_size: int, scale: Optional[float], align_corner
 
 
 def _cubic_along(x: Tensor, dim: int, positions: list[list[int]], weights: list[list[float]]) -> Tensor:
-    """:math:`\sum_k w_k\, x[p_k]` along ``dim`` over the four taps."""
+    r""":math:`\sum_k w_k\, x[p_k]` along ``dim`` over the four taps."""
     shape = [1] * x.dim()
     shape[dim] = len(weights[0])
     out = None

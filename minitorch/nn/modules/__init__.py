@@ -45,12 +45,13 @@ from .loss_extra import (  # noqa: E402
     CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, MultiMarginLoss,
     PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
 )
+from .loss_extra import CTCLoss  # noqa: E402
 from .sparse import EmbeddingBag  # noqa: E402
 MORE_LOSSES = [
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss", "MarginRankingLoss", "MultiMarginLoss",
     "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
 ]
-__all__ += MORE_LOSSES + ["EmbeddingBag"]
+__all__ += MORE_LOSSES + ["EmbeddingBag", "CTCLoss"]
 
 # ---- transposed convolution, upsampling, adaptive max pooling (issue 19) ----
 from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
