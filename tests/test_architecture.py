@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dispatch", "index_checks"),
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types"),
-    ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/"),
+    ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/"),
     ("course/", "cli", "train", "datasets", "demo", "__main__", "__init__"),
 )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from . import profiling
 from .function import AccumulateGrad, Node
 from .grad_mode import set_grad_enabled
 
@@ -108,7 +109,10 @@ def run_backward(
                     results[slot] = grad if results[slot] is None else results[slot] + grad
                 if isinstance(node, AccumulateGrad):
                     if capture is None:
-                        node.accumulate(grad)
+                        if profiling.active is None:
+                            node.accumulate(grad)
+                        else:
+                            profiling.active.backward("torch::autograd::AccumulateGrad", lambda: node.accumulate(grad))
                     continue
                 grad_outputs_tuple: tuple = (grad,)
             else:
@@ -118,7 +122,10 @@ def run_backward(
                     replaced = hook(grad_outputs_tuple)
                     if replaced is not None:
                         grad_outputs_tuple = tuple(replaced)
-            input_grads = node.apply_grads(grad_outputs_tuple)
+            if profiling.active is None:
+                input_grads = node.apply_grads(grad_outputs_tuple)
+            else:  # a profile is being taken: the node's backward becomes an event
+                input_grads = profiling.active.backward(node.name(), lambda: node.apply_grads(grad_outputs_tuple))
             if node.post_hooks:
                 for hook in list(node.post_hooks.values()):
                     replaced = hook(input_grads, grad_outputs_tuple)
