@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Callable, Optional
 
+import numpy as np
 import pytest
 
 import minitorch
@@ -133,3 +134,37 @@ def test_a_leaf_node_names_and_prints_as_torch(torch_ref: ModuleType) -> None:
         node = (lib.ones(2, requires_grad=True) * 2).grad_fn.next_functions[0][0]
         seen.append((node.name(), repr(node).split(" object at ")[0], type(node).__name__))
     assert seen[0] == seen[1]
+
+
+ACTIVATIONS = {
+    "relu6": lambda F, x: F.relu6(x), "elu": lambda F, x: F.elu(x), "selu": lambda F, x: F.selu(x),
+    "celu": lambda F, x: F.celu(x), "silu": lambda F, x: F.silu(x), "mish": lambda F, x: F.mish(x),
+    "hardtanh": lambda F, x: F.hardtanh(x), "hardsigmoid": lambda F, x: F.hardsigmoid(x),
+    "hardswish": lambda F, x: F.hardswish(x), "leaky_relu": lambda F, x: F.leaky_relu(x),
+    "softplus": lambda F, x: F.softplus(x), "softshrink": lambda F, x: F.softshrink(x),
+    "hardshrink": lambda F, x: F.hardshrink(x), "logsigmoid": lambda F, x: F.logsigmoid(x),
+    "glu": lambda F, x: F.glu(x), "threshold": lambda F, x: F.threshold(x, 0.1, 20.0),
+    "rrelu": lambda F, x: F.rrelu(x), "prelu": lambda F, x: F.prelu(x, x.new_tensor([0.25])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_nodes_are_named_as_torch(name: str, torch_ref) -> None:
+    """Activations built from several ops still show PyTorch's node (``EluBackward0``), not their last op's."""
+    names, grads = [], []
+    for lib in (minitorch, torch_ref):
+        leaf = lib.tensor([[0.5, -1.5, 2.0, -0.2]], dtype=lib.float64, requires_grad=True)
+        out = ACTIVATIONS[name](lib.nn.functional, leaf * 1)
+        out.sum().backward()
+        names.append(type(out.grad_fn).__name__)
+        grads.append(leaf.grad.tolist())
+    assert names[0] == names[1]
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+def test_rrelu_slopes_stay_in_range_in_training_and_average_in_evaluation() -> None:
+    minitorch.manual_seed(0)
+    drawn = minitorch.nn.RReLU(0.1, 0.3).train()(minitorch.full((2000,), -1.0, dtype=minitorch.float64))
+    assert 0.1 <= -float(drawn.max()) and -float(drawn.min()) <= 0.3
+    assert abs(-float(drawn.mean()) - 0.2) < 0.01
+    assert minitorch.nn.RReLU(0.1, 0.3).eval()(minitorch.tensor([-2.0, 3.0])).tolist() == pytest.approx([-0.4, 3.0])

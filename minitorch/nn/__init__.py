@@ -55,3 +55,6 @@ from .modules import (  # noqa: E402
     PairwiseDistance, PReLU, ReflectionPad1d, ReflectionPad2d, ReLU6, ReplicationPad1d, ReplicationPad2d, Softmax2d,
     Softmin, Softshrink, Softsign, Tanhshrink, Threshold, ZeroPad1d, ZeroPad2d,
 )
+
+# ---- randomized leaky ReLU (issue 17) ----
+from .modules import RReLU  # noqa: E402,F401

@@ -67,3 +67,7 @@ __all__ += [
 # ---- CTC loss (issue 19) ----
 from .ctc import ctc_loss  # noqa: E402
 __all__ += ["ctc_loss"]
+
+# ---- randomized leaky ReLU (issue 17) ----
+from .activation_extra import rrelu, rrelu_  # noqa: E402
+__all__ += ["rrelu", "rrelu_"]

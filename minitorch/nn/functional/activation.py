@@ -7,16 +7,36 @@ log-softmax and GELU, from the Functions in :mod:`minitorch.ops.activations`.
 
 from __future__ import annotations
 
+import functools
 import warnings
-from typing import Any, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 from ... import dtypes
 from ...ops.activations import GELU, LogSoftmax, Softmax
 from ...shapes import normalize_dim
-from ...tensor import Tensor, add_tensor_methods, where
+from ...tensor import Tensor, _named, add_tensor_methods, where
 from ...autocast_state import full_precision
 
 GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def names_its_node(node_name: str) -> Callable[[F], F]:
+    """Give the result's ``grad_fn`` PyTorch's name for the activation (``EluBackward0``) where it
+    is built from several ops (its last node would otherwise name it: ``WhereBackward0``); an
+    in-place call keeps the in-place node's name."""
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def named(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+            out = function(input, *args, **kwargs)
+            return out if out is input else _named(out, node_name)
+
+        return named  # type: ignore[return-value]
+
+    return decorate
 
 
 def _in_place(input: Tensor, result: Tensor, inplace: bool) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -35,6 +55,7 @@ def relu_(input: Tensor) -> Tensor:  # noqa: A002
     return relu(input, inplace=True)
 
 
+@names_its_node("LeakyReluBackward0")
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`\mathrm{negative\_slope} \cdot x`."""
     # BEGIN SOLUTION 5.1
@@ -49,6 +70,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     return GELU.apply(_floating(input), approximate)
 
 
+@names_its_node("SiluBackward0")
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x\,\sigma(x)` (also called swish)."""
     # BEGIN SOLUTION 5.1
@@ -65,6 +87,7 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return input.tanh()
 
 
+@names_its_node("SoftplusBackward0")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     r""":math:`\tfrac{1}{\beta}\log(1 + e^{\beta x})`, linear where :math:`\beta x > \mathrm{threshold}`."""
     scaled = input * beta

@@ -19,7 +19,7 @@ from ... import dtypes
 from ...autograd.function import Context, Function
 from ...shapes import normalize_dim
 from ...tensor import Tensor, where
-from .activation import _in_place, _softmax_dim, softmax
+from .activation import _in_place, _softmax_dim, names_its_node, softmax
 
 #: SELU's constants (Klambauer et al., 2017), as PyTorch spells them
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -60,6 +60,7 @@ def _at_most(x: Tensor, bound: float = 0.0) -> Tensor:
     return where(x > bound, bound, x)
 
 
+@names_its_node("EluBackward0")
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`."""
     _check_floating(input, "elu_cpu")
@@ -70,6 +71,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
     return elu(input, alpha, inplace=True)
 
 
+@names_its_node("EluBackward0")
 def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`s \cdot \mathrm{elu}(x, \alpha)`, fixed :math:`\alpha \approx 1.6733`, :math:`s \approx 1.0507`."""
     _check_floating(input, "elu_cpu")
@@ -81,6 +83,7 @@ def selu_(input: Tensor) -> Tensor:  # noqa: A002
     return selu(input, inplace=True)
 
 
+@names_its_node("CeluBackward0")
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`\max(0, x) + \min(0, \alpha (e^{x/\alpha} - 1))`."""
     _check_floating(input, "elu_cpu")
@@ -94,6 +97,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
     return celu(input, alpha, inplace=True)
 
 
+@names_its_node("HardtanhBackward0")
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     r"""``input`` clamped to :math:`[\mathrm{min\_val}, \mathrm{max\_val}]`, slope 0 at the bounds themselves."""
     if min_val > max_val:
@@ -111,6 +115,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return hardtanh(input, 0.0, RELU6_MAX, inplace)
 
 
+@names_its_node("HardswishBackward0")
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x \cdot \mathrm{relu6}(x + 3) / 6`: 0 up to -3, :math:`x` from 3."""
     _check_floating(input, "hardswish_cpu")
@@ -118,6 +123,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _in_place(input, where(input <= -HARD_KNEE, 0.0, where(input >= HARD_KNEE, input, middle)), inplace)
 
 
+@names_its_node("HardsigmoidBackward0")
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`\mathrm{relu6}(x + 3) / 6`: 0 up to -3, 1 from 3, slope :math:`1/6` between.
 
@@ -129,6 +135,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _in_place(input, where(input <= -HARD_KNEE, 0.0, where(input >= HARD_KNEE, 1.0, middle)), inplace)
 
 
+@names_its_node("MishBackward0")
 def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x \tanh(\mathrm{softplus}(x))`."""
     _check_floating(input, "mish_cpu")
@@ -137,6 +144,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _in_place(input, input * smooth.tanh(), inplace)
 
 
+@names_its_node("LogSigmoidBackward0")
 def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
     r""":math:`\log \sigma(x) = \min(x, 0) - \log(1 + e^{-|x|})`, finite for every finite :math:`x`."""
     _check_floating(input, "log_sigmoid_cpu")
@@ -156,6 +164,7 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
     return input - input.tanh()
 
 
+@names_its_node("SoftshrinkBackward0")
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     r""":math:`x - \lambda` above :math:`\lambda`, :math:`x + \lambda` below :math:`-\lambda`, else 0."""
     _check_floating(input, "softshrink_check")
@@ -167,6 +176,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, input * 0.0))
 
 
+@names_its_node("HardshrinkBackward0")
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     r""":math:`x` where :math:`|x| > \lambda`, else 0."""
     _check_floating(input, "hardshrink_cpu")
@@ -177,6 +187,7 @@ def _threshold(input: Tensor, bound: float, value: float, inplace: bool) -> Tens
     return _in_place(input, where(input <= bound, value, input).to(input.dtype), inplace)
 
 
+@names_its_node("ThresholdBackward0")
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` where :math:`x > \mathrm{threshold}`, else ``value``."""
     return _threshold(input, threshold, value, inplace)
@@ -186,6 +197,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa
     return _threshold(input, threshold, value, inplace=True)
 
 
+@names_its_node("PreluKernelBackward0")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`a_c x`: one slope per channel (dimension 1), or one for all."""
     count = weight.numel()
@@ -209,6 +221,7 @@ def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtyp
     return softmax(-input, dim, dtype=dtype)
 
 
+@names_its_node("GluBackward0")
 def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
     r""":math:`a \otimes \sigma(b)` where :math:`a, b` are the two halves of ``input`` along ``dim``."""
     if input.dim() == 0:
@@ -219,3 +232,27 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
     half = size // 2
     return input.narrow(d, 0, half) * input.narrow(d, half, half).sigmoid()
+
+
+#: ``rrelu``'s default range of negative slopes, PyTorch's
+RRELU_LOWER, RRELU_UPPER = 1.0 / 8.0, 1.0 / 3.0
+
+
+@names_its_node("RreluWithNoiseBackward0")
+def rrelu(input: Tensor, lower: float = RRELU_LOWER, upper: float = RRELU_UPPER, training: bool = False,  # noqa: A002
+          inplace: bool = False) -> Tensor:
+    r"""Randomized leaky ReLU: :math:`x` for :math:`x \ge 0`, else :math:`a x` with :math:`a` drawn
+    uniformly from :math:`[\mathrm{lower}, \mathrm{upper}]` for each element in training, and
+    :math:`(\mathrm{lower} + \mathrm{upper}) / 2` in evaluation."""
+    _check_floating(input, "rrelu_with_noise_cpu")
+    if training:
+        from ...creation import rand_like
+
+        slopes = rand_like(input.detach()) * (upper - lower) + lower
+    else:
+        slopes = (lower + upper) / 2.0
+    return _in_place(input, where(input >= 0, input, input * slopes), inplace)
+
+
+def rrelu_(input: Tensor, lower: float = RRELU_LOWER, upper: float = RRELU_UPPER, training: bool = False) -> Tensor:  # noqa: A002
+    return rrelu(input, lower, upper, training, inplace=True)

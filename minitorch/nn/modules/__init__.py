@@ -88,3 +88,7 @@ from . import activation_extra, padding  # noqa: E402
 __all__ += activation_extra.__all__ + padding.__all__ + [
     "AlphaDropout", "Bilinear", "CosineSimilarity", "InstanceNorm1d", "InstanceNorm2d", "PairwiseDistance",
 ]
+
+# ---- randomized leaky ReLU (issue 17) ----
+from .activation_extra import RReLU  # noqa: E402
+__all__ += ["RReLU"]
