@@ -138,3 +138,34 @@ def test_errors_as_torch(case: str, torch_p: ModuleType) -> None:
                 lib.nn.utils.parametrize.remove_parametrizations(module, "weight")
         messages.append(str(caught.value).split("\n")[0].replace("minitorch", "torch").split("'")[0])
     assert messages[0] == messages[1]
+
+
+def spectral(lib: ModuleType, u: list[float], v: list[float]) -> tuple[Any, list[Any]]:
+    module = linear(lib, rows=2)
+    lib.nn.utils.parametrizations.spectral_norm(module)
+    power = module.parametrizations.weight[0]
+    with lib.no_grad():  # the same start for both: the registration's random vectors differ
+        power._u.copy_(lib.tensor(u, dtype=lib.float64))
+        power._v.copy_(lib.tensor(v, dtype=lib.float64))
+    (module(lib.ones(1, 3, dtype=lib.float64)) ** 2).sum().backward()
+    return module, [list(module.state_dict()), module.parametrizations.weight.original.grad.tolist(),
+                    module.weight.tolist(), power._u.tolist(), power._v.tolist()]
+
+
+def test_spectral_norm_as_torch(torch_p: ModuleType) -> None:
+    start = ([0.6, 0.8], [3 ** -0.5] * 3)
+    (_, ours), (_, theirs) = spectral(minitorch, *start), spectral(torch_p, *start)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_spectral_norm_converges_to_unit_spectral_norm_and_rests_in_eval() -> None:
+    module, _ = spectral(minitorch, [0.6, 0.8], [3 ** -0.5] * 3)
+    for _ in range(30):
+        module.weight  # noqa: B018 - each read in training takes a power-iteration step
+    assert np.linalg.norm(module.weight.detach().numpy(), 2) == pytest.approx(1.0, abs=1e-9)
+    module.eval()
+    before = module.parametrizations.weight[0]._u.tolist()
+    module.weight  # noqa: B018
+    assert module.parametrizations.weight[0]._u.tolist() == before
