@@ -393,6 +393,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def bool(self) -> "Tensor":
         return self.to(dtypes.bool_)
 
+    def byte(self) -> "Tensor":
+        return self.to(dtypes.uint8)
+
     def type_as(self, other: "Tensor") -> "Tensor":
         return self.to(other.dtype)
 

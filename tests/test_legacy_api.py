@@ -104,3 +104,9 @@ def test_format_of_tensors_as_torch(torch_ref: ModuleType) -> None:
         return [f"{loss}", f"{loss:.3f}", f"{loss:>8.2f}", f"{vector}", f"{param}"]
 
     assert run(minitorch) == run(torch_ref)
+
+
+def test_byte_is_uint8_as_torch(torch_ref) -> None:
+    values = [[-1.5, 0.0, 2.7, 255.0]]
+    ours, theirs = minitorch.tensor(values).byte(), torch_ref.tensor(values).byte()
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
