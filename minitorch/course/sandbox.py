@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 #: the unprivileged account graded code runs as when the grader is root
 SANDBOX_USER = "minitorch-sandbox"
@@ -227,18 +227,29 @@ class Sandbox:
         return ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "private",
                 "sh", "-c", script]
 
-    def run(self, argv: Sequence[str], timeout: float, log: Path) -> RunResult:
-        """Run ``argv`` in the workspace; output goes to ``log`` (a file the grader owns)."""
+    def run(
+        self, argv: Sequence[str], timeout: float, log: Path, pass_fds: Sequence[int] = (),
+        driver: Optional[Callable[[], None]] = None,
+    ) -> RunResult:
+        """Run ``argv`` in the workspace; output goes to ``log`` (a file the grader owns).
+
+        ``pass_fds`` stay open in the command. With a ``driver``, the command is a server:
+        ``driver()`` runs while it does (and keeps to ``timeout`` itself), then the command
+        is stopped; the exit code is None unless it had already ended."""
         self.give_workspace(self.writable)
         holder = Path(tempfile.mkdtemp(prefix="minitorch-sandbox-mounts-"))
         with open(log, "wb") as out:
             process = subprocess.Popen(
                 self._command(argv, holder), cwd=self.workspace, env=self.environment(), stdin=subprocess.DEVNULL,
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=tuple(pass_fds),
                 preexec_fn=lambda: self.limits.apply(timeout + GRACE_SECONDS),
             )
             try:
-                code: Optional[int] = process.wait(timeout=timeout)
+                if driver is not None:
+                    driver()
+                    code: Optional[int] = process.poll()
+                else:
+                    code = process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 code = None
             finally:
