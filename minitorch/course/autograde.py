@@ -321,6 +321,8 @@ class Grading:
     base: Path  # grader-owned; holds the logs and the sandbox workspace
     timeout: float
 
+    remote_tasks: frozenset[str] = frozenset()  # task ids whose tests run remotely (see :meth:`remote_pytest`)
+
     def __post_init__(self) -> None:
         self.base.mkdir(parents=True, exist_ok=True)
         os.chmod(self.base, 0o711)
@@ -360,7 +362,7 @@ class Grading:
         return None if code == 0 else tail[-MAX_TASK_OUTPUT:] or f"importing minitorch ended with exit code {code}"
 
     def pytest(self, targets: list[str], task: Task, hidden: bool) -> tuple[Optional[int], str, Path]:
-        if step_of(task.id) in REMOTE_STEPS:
+        if task.id in self.remote_tasks:
             return self.remote_pytest(targets, task, hidden)
         report = self.workspace / GRADING_DIR / REPORT_NAME
         return self.run(
@@ -494,13 +496,16 @@ def grade(
     workspace: Optional[Path | str] = None,
     timeout: float = DEFAULT_TIMEOUT,
     unscored: Optional[dict[str, set[str]]] = None,
+    remote_tasks: Optional[Iterable[str]] = None,
 ) -> tuple[list[TaskResult], Optional[str]]:
     """Grade ``submission`` against the course at ``course_root``.
 
     Returns the per-task results and, when the submission cannot run at all (a bad layout,
     a package that does not import), one message saying why. ``workspace`` is wiped first.
     ``unscored`` maps a task id to the node ids that carry no points (those passing on the
-    task's stub, see :mod:`.calibration`).
+    task's stub, see :mod:`.calibration`). ``remote_tasks`` are the task ids whose tests run
+    in a trusted process against a sandboxed worker (default: those of :data:`REMOTE_STEPS`;
+    the CLI passes only those the reference passes that way, see :mod:`.calibration`).
     """
     course_root, submission = Path(course_root).resolve(), Path(submission).absolute()
     tasks = choose_tasks(course_root, steps, task_ids)
@@ -513,7 +518,8 @@ def grade(
     if not owned and base.exists():
         shutil.rmtree(base)  # a reused workspace is never trusted
     try:
-        grading = Grading(course_root, package, base, timeout)
+        remote = {t.id for t in tasks if step_of(t.id) in REMOTE_STEPS} if remote_tasks is None else set(remote_tasks)
+        grading = Grading(course_root, package, base, timeout, frozenset(remote))
         broken = grading.import_error()
         results = [grade_task(grading, task, broken) for task in tasks]
         for result in results:
