@@ -11,7 +11,8 @@ submission:
   to a file whose size the file-size limit caps;
 - when the grader runs as root (as Gradescope's does): as an unprivileged user of its own
   (:data:`SANDBOX_USER`, made on first use), which cannot write the course or the
-  grader's output; every process that user still has after a run is killed; and, where
+  grader's output; without a PID namespace every process that user still has after a
+  run is killed; and, where
   the kernel allows mount namespaces, with the course checkout and the folders the
   installed ``minitorch`` points at hidden under an empty ``tmpfs`` (the interpreter's
   own environment stays visible) and in a fresh PID namespace, so ``/proc`` shows no
@@ -258,7 +259,7 @@ class Sandbox:
         return RunResult(code, read_tail(log))
 
     def _stop(self, process: subprocess.Popen) -> None:
-        """Kill the run's process group, and every process the sandbox user still has."""
+        """Kill the run's process group and, without a PID namespace, every process the sandbox user still has."""
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(process.pid, sig)
@@ -270,7 +271,10 @@ class Sandbox:
                 except subprocess.TimeoutExpired:
                     pass
         process.wait()
-        if self.user is not None:
+        if self.user is not None and not self.namespaces:
+            # in a PID namespace every process of the run died with it (its init is gone);
+            # without one, the sandbox user's processes are found by uid, which also ends
+            # those of another grading running beside this one
             kill_user_processes(self.user.pw_uid)
 
 
