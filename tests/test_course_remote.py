@@ -99,6 +99,15 @@ def test_arrays_the_worker_fills_are_copied_back(worker: Connection) -> None:
     assert out.tolist() == [1, 2, 3]  # 23 = 1*12 + 2*4 + 3
 
 
+def test_one_worker_array_stays_one_array(worker: Connection) -> None:
+    tensor_data = remote_module(worker, "minitorch.tensor_data")
+    data = tensor_data.TensorData(np.arange(6.0), (2, 3))
+    storage = data.storage
+    assert data.permute(1, 0).storage is storage and np.array_equal(storage, np.arange(6.0))
+    data.storage[...] = 0.0  # a fresh copy is changed, not the worker's array
+    assert np.array_equal(data.storage, np.arange(6.0)) and storage is data.storage
+
+
 # ---------------------------------------------------------------------- proxies and callbacks
 
 

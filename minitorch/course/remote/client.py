@@ -66,6 +66,7 @@ class Connection:
         self.shared: dict[int, Any] = {}
         self.shared_numbers: dict[int, int] = {}
         self.released: list[int] = []
+        self.arrays: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
         self.register_modules = False  # True once :func:`install` made this the process's minitorch
 
     # ------------------------------------------------------------------ values
@@ -94,6 +95,8 @@ class Connection:
         return encode(value, self.handle)
 
     def resolve(self, kind: str, data: dict) -> Any:
+        if kind == "npy":
+            return self.array(data["id"], data["npy"])
         number = data.get(kind)
         if not isinstance(number, int) or isinstance(number, bool):
             raise ProtocolError("a malformed handle")
@@ -116,6 +119,19 @@ class Connection:
         proxy = (RemoteClass if kind_name == "class" else RemoteObject)(self, number, name)
         self.proxies[number] = proxy
         return proxy
+
+    def array(self, number: Any, array: np.ndarray) -> np.ndarray:
+        """One local array per worker-side array: the one already given out, refreshed with
+        ``array``'s contents, while it is alive and has the same layout (so ``is`` works)."""
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise ProtocolError("a malformed array id")
+        known = self.arrays.get(number)
+        if known is not None and known.shape == array.shape and known.dtype == array.dtype and known.flags.writeable:
+            known[...] = array
+            return known
+        self.arrays[number] = array
+        weakref.finalize(array, self.released.append, number)
+        return array
 
     def module(self, number: int, name: str) -> "RemoteModule":
         if number in self.modules:
@@ -160,7 +176,7 @@ class Connection:
     # ------------------------------------------------------------------ requests
 
     def request_raw(self, message: dict) -> dict:
-        drop = [n for n in self.released if n not in self.proxies]
+        drop = [n for n in self.released if n not in self.proxies and n not in self.arrays]
         self.released.clear()
         if drop:
             message = dict(message, drop=drop)

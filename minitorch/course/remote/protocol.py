@@ -5,7 +5,8 @@ object). Values travel as JSON scalars, or as one-key objects naming what they a
 
 - ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"dict": [[key, value], ...]}``,
   ``{"slice": [start, stop, step]}``, ``{"bytes": base64}``, ``{"ellipsis": null}``;
-- ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``;
+- ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
+  (with ``"id"``: the worker's handle of that array, so one array stays one array);
 - ``{"ref": n, ...}``: a handle to an object that lives in the worker;
 - ``{"cb": n}``: a handle to an object of the trusted side the worker may call back.
 
@@ -119,27 +120,33 @@ def array_from_text(text: Any) -> np.ndarray:
         raise ProtocolError(f"a malformed array: {str(error)[:200]}") from None
 
 
-def encode(value: Any, other: Callable[[Any], dict], depth: int = 0) -> Any:
-    """``value`` as JSON; anything that is not a plain value goes through ``other`` (a handle)."""
+def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: Optional[Callable[[Any], int]] = None) -> Any:
+    """``value`` as JSON; anything that is not a plain value goes through ``other`` (a handle).
+
+    With ``identify``, an array also carries its sender's handle number (``"id"``), so the
+    receiver can keep one array per sender-side array (``storage is storage``)."""
     if depth > MAX_DEPTH:
         raise ValueError("a value nested too deeply to send")
     if value is None or isinstance(value, (bool, str)) or type(value) in (int, float):
         return value
     kind = type(value)
     if kind is list:
-        return {"list": [encode(v, other, depth + 1) for v in value]}
+        return {"list": [encode(v, other, depth + 1, identify) for v in value]}
     if kind is tuple:
-        return {"tuple": [encode(v, other, depth + 1) for v in value]}
+        return {"tuple": [encode(v, other, depth + 1, identify) for v in value]}
     if kind is dict:
-        return {"dict": [[encode(k, other, depth + 1), encode(v, other, depth + 1)] for k, v in value.items()]}
+        return {"dict": [[encode(k, other, depth + 1), encode(v, other, depth + 1, identify)] for k, v in value.items()]}
     if kind is slice:
-        return {"slice": [encode(p, other, depth + 1) for p in (value.start, value.stop, value.step)]}
+        return {"slice": [encode(p, other, depth + 1, identify) for p in (value.start, value.stop, value.step)]}
     if kind is bytes:
         return {"bytes": base64.b64encode(value).decode("ascii")}
     if value is Ellipsis:
         return {"ellipsis": None}
     if kind is np.ndarray and value.dtype != object:
-        return {"npy": array_to_text(value)}
+        body: dict[str, Any] = {"npy": array_to_text(value)}
+        if identify is not None:
+            body["id"] = identify(value)
+        return body
     if isinstance(value, np.generic) and not isinstance(value, np.object_):
         return {"npy": array_to_text(np.asarray(value)), "scalar": True}
     return other(value)
@@ -183,7 +190,9 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
         array = array_from_text(body)
         if array.dtype == object:
             raise ProtocolError("an object array")
-        return array[()] if data.get("scalar") and array.ndim == 0 else array
+        if data.get("scalar") and array.ndim == 0:
+            return array[()]
+        return handle("npy", {"npy": array, "id": data["id"]}) if "id" in data else array
     raise ProtocolError(f"unknown value kind {key[:40]!r}")
 
 
