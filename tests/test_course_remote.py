@@ -125,6 +125,11 @@ def test_proxies_compute_like_the_objects_they_stand_for(worker: Connection) -> 
     assert first is x and second is y  # one proxy per worker object
 
 
+def test_modules_reached_as_attributes_are_packages(worker: Connection) -> None:
+    nn = remote_module(worker, "minitorch").nn
+    assert nn.__path__ == [] and nn.functional.relu is not None
+
+
 def test_remote_exceptions_come_back_as_builtins(worker: Connection) -> None:
     operators = remote_module(worker, "minitorch.operators")
     with pytest.raises(TypeError):

@@ -448,6 +448,7 @@ class RemoteModule(types.ModuleType):
     def __init__(self, name: str, conn: Connection, number: int) -> None:
         super().__init__(name)
         self.__dict__["_remote_conn"], self.__dict__["_remote_number"] = conn, number
+        self.__dict__["__path__"] = []  # a package: its submodules come from the finder too
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name not in MODULE_DUNDERS or name.startswith("_remote_"):
