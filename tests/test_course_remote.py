@@ -88,6 +88,9 @@ def test_nan_and_arrays_round_trip(worker: Connection) -> None:
     for array in (np.arange(6, dtype=np.float64).reshape(2, 3), np.array([True, False]), np.zeros((0, 4), np.int32)):
         back = operators.identity(array)
         assert back.dtype == array.dtype and back.shape == array.shape and np.array_equal(back, array)
+    for dtype in (np.dtype("float32"), np.dtype(bool), np.dtype("<i8")):
+        assert operators.identity(dtype) == dtype
+    assert operators.identity(np.float16) is np.float16
     scalar = operators.identity(np.int64(5))
     assert type(scalar) is np.int64 and scalar == 5
 
@@ -218,7 +221,7 @@ def test_crafted_values_never_run_code(tmp_path: Path) -> None:
     never = lambda kind, data: pytest.fail("no handle in these messages")  # noqa: E731
     for crafted in (
         {"npy": pickled_npy}, {"__reduce__": ["os.system", ["true"]]}, {"cb": 1}, {"list": "not a list"},
-        {"dict": [[1]]}, {"npy": "***"}, [1, 2], {"slice": [1]},
+        {"dict": [[1]]}, {"npy": "***"}, [1, 2], {"slice": [1]}, {"dtype": "O"}, {"dtype": "i4,f8"}, {"nptype": 3},
     ):
         with pytest.raises(ProtocolError):
             decode(crafted, never if "cb" not in crafted else _unknown_handle)

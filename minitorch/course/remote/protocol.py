@@ -4,7 +4,8 @@ A message is a 4-byte big-endian length followed by that many bytes of UTF-8 JSO
 object). Values travel as JSON scalars, or as one-key objects naming what they are:
 
 - ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"dict": [[key, value], ...]}``,
-  ``{"slice": [start, stop, step]}``, ``{"bytes": base64}``, ``{"ellipsis": null}``;
+  ``{"slice": [start, stop, step]}``, ``{"bytes": base64}``, ``{"ellipsis": null}``,
+  ``{"dtype": "<f8"}`` and ``{"nptype": "<f8"}`` (a NumPy dtype, a NumPy scalar type);
 - ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
   (with ``"id"``: the worker's handle of that array, so one array stays one array);
 - ``{"ref": n, ...}``: a handle to an object that lives in the worker;
@@ -34,6 +35,10 @@ MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 #: how deeply values may nest before a message is refused
 MAX_DEPTH = 64
 HEADER = struct.Struct(">I")
+#: the longest dtype string accepted (``'<M8[ns]'`` and the like are far shorter)
+MAX_DTYPE_CHARS = 16
+#: the classes of NumPy's dtype objects (``np.dtype('f8')`` is an instance of a subclass)
+NUMPY_DTYPE_CLASSES = frozenset(type(np.dtype(code)) for code in "?bBhHiIlLqQefdgFDGSUmM")
 #: exceptions a worker's error may be re-raised as on the trusted side (by builtin name)
 SAFE_BUILTIN_EXCEPTIONS = frozenset(
     name for name, value in vars(__import__("builtins")).items()
@@ -147,6 +152,10 @@ def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: O
         if identify is not None:
             body["id"] = identify(value)
         return body
+    if kind in NUMPY_DTYPE_CLASSES and value.fields is None and value.kind not in "OV":
+        return {"dtype": value.str}
+    if isinstance(value, type) and issubclass(value, np.generic) and np.dtype(value).kind not in "OV":
+        return {"nptype": np.dtype(value).str}
     if isinstance(value, np.generic) and not isinstance(value, np.object_):
         return {"npy": array_to_text(np.asarray(value)), "scalar": True}
     return other(value)
@@ -186,6 +195,9 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
             raise ProtocolError("malformed bytes") from None
     if key == "ellipsis":
         return Ellipsis
+    if key in ("dtype", "nptype"):
+        dtype = _plain_dtype(body)
+        return dtype if key == "dtype" else dtype.type
     if key == "npy":
         array = array_from_text(body)
         if array.dtype == object:
@@ -194,6 +206,19 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
             return array[()]
         return handle("npy", {"npy": array, "id": data["id"]}) if "id" in data else array
     raise ProtocolError(f"unknown value kind {key[:40]!r}")
+
+
+def _plain_dtype(text: Any) -> np.dtype:
+    """The NumPy dtype named by a type string such as ``'<f8'`` (never object or structured)."""
+    if not isinstance(text, str) or len(text) > MAX_DTYPE_CHARS:
+        raise ProtocolError("a malformed dtype")
+    try:
+        dtype = np.dtype(text)
+    except (TypeError, ValueError):
+        raise ProtocolError(f"not a dtype: {text[:20]!r}") from None
+    if dtype.kind in "OV" or dtype.fields is not None:
+        raise ProtocolError("only plain dtypes travel")
+    return dtype
 
 
 def _sequence(body: Any) -> list:
