@@ -187,6 +187,28 @@ def test_subclass_of_a_proxied_class_calls_back(worker: Connection) -> None:
     assert x.derivative == 12.0
 
 
+def test_a_test_module_subclass_lives_in_the_worker_and_super_reaches_minitorch(worker: Connection) -> None:
+    minitorch = remote_module(worker, "minitorch")
+    nn = minitorch.nn
+
+    class Affine(nn.Module):
+        def __init__(self, scale: float) -> None:
+            super().__init__()
+            self.scale = scale
+            self.bias = nn.Parameter(minitorch.tensor([1.0, 2.0]))
+
+        def forward(self, x):
+            return x * self.scale + self.bias
+
+    model = Affine(3.0)
+    assert isinstance(model, Affine) and isinstance(model, nn.Module)
+    assert [name for name, _ in model.named_parameters()] == ["bias"]  # Module.__init__ ran in the worker
+    with minitorch.backends.use("simple"):  # no kernels to compile
+        out = model(minitorch.tensor([1.0, -1.0]))
+    assert out.tolist() == [4.0, -1.0]
+    assert model.scale == 3.0
+
+
 def test_worker_reads_only_public_attributes_of_test_objects(worker: Connection) -> None:
     halve = Halve()
     number = worker.share(halve)

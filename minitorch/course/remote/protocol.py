@@ -275,7 +275,8 @@ class Endpoint:
                     return incoming
                 self._answer(incoming)
         except ProtocolError as error:
-            self.broken = f"the graded code's process stopped answering properly: {error}"
+            if self.broken is None:
+                self.broken = f"the graded code's process stopped answering properly: {error}"
             raise ChannelClosed(self.broken) from None
 
     def _answer(self, incoming: dict) -> None:

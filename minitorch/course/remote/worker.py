@@ -95,6 +95,7 @@ class Worker:
         self.objects: dict[int, Any] = {}
         self.numbers: dict[int, int] = {}  # id(object) -> handle number
         self.stubs: dict[int, TrustedStub] = {}
+        self.twins: set[type] = set()  # classes made by ``subclass``: their instances say so
         self.endpoint = Endpoint(read_fd, write_fd, self.serve)
 
     # ------------------------------------------------------------------ values
@@ -111,6 +112,8 @@ class Worker:
         body: dict[str, Any] = {"ref": number, "kind": "object"}
         if isinstance(obj, types.ModuleType):
             body.update(kind="module", name=obj.__name__)
+        elif self.twins and any(c in self.twins for c in type(obj).__mro__):
+            body["twin"] = self.handle(type(obj))["ref"]
         elif isinstance(obj, type):
             body.update(kind="class", name=obj.__qualname__)
             if issubclass(obj, BaseException):
@@ -183,6 +186,9 @@ class Worker:
             return function(target, *self.decode(message.get("args", {"list": []})))
         if op == "subclass":
             return self.subclass(target, message)
+        if op == "super":
+            instance = self.decode(message.get("instance"))
+            return getattr(super(target, instance), str(message.get("name")))
         raise ProtocolError(f"unknown request {op[:40]!r}")
 
     def subclass(self, bases: Any, message: dict) -> type:
@@ -192,7 +198,9 @@ class Worker:
             stub = self.resolve("cb", {"cb": number})
             namespace[str(name)] = MEMBER_KINDS[kind](_forwarder(stub, str(name)))
         first = bases[0]
-        return type(first)(str(message.get("name")), tuple(bases), namespace)
+        twin = type(first)(str(message.get("name")), tuple(bases), namespace)
+        self.twins.add(twin)
+        return twin
 
     def callback(self, message: dict) -> Any:
         reply = self.endpoint.request(message)
