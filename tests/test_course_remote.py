@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Iterator
 
@@ -70,6 +71,7 @@ def remote_module(conn: Connection, name: str):
 VALUES = [
     None, True, False, 0, -7, 2**70, 1.5, -0.0, math.inf, -math.inf, "text ünïcode", [], (), {},
     [1, [2.5, (3, "x")]], {"a": 1, 2: [None]}, (1.0, {"k": (True,)}), b"\x00\xffbytes", slice(1, None, 2), Ellipsis,
+    OrderedDict([("b", 1), ("a", 2)]), {1, "x"}, frozenset({2.5}),
 ]
 
 
@@ -244,6 +246,7 @@ def test_crafted_values_never_run_code(tmp_path: Path) -> None:
     for crafted in (
         {"npy": pickled_npy}, {"__reduce__": ["os.system", ["true"]]}, {"cb": 1}, {"list": "not a list"},
         {"dict": [[1]]}, {"npy": "***"}, [1, 2], {"slice": [1]}, {"dtype": "O"}, {"dtype": "i4,f8"}, {"nptype": 3},
+        {"set": [{"list": []}]},
     ):
         with pytest.raises(ProtocolError):
             decode(crafted, never if "cb" not in crafted else _unknown_handle)

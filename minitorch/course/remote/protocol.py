@@ -3,7 +3,8 @@
 A message is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON (one
 object). Values travel as JSON scalars, or as one-key objects naming what they are:
 
-- ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"dict": [[key, value], ...]}``,
+- ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"frozenset": [...]}``,
+  ``{"dict": [[key, value], ...]}``, ``{"odict": [[key, value], ...]}`` (an ``OrderedDict``),
   ``{"slice": [start, stop, step]}``, ``{"bytes": base64}``, ``{"ellipsis": null}``,
   ``{"dtype": "<f8"}`` and ``{"nptype": "<f8"}`` (a NumPy dtype, a NumPy scalar type);
 - ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import io
+from collections import OrderedDict
 import json
 import os
 import select
@@ -139,8 +141,11 @@ def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: O
         return {"list": [encode(v, other, depth + 1, identify) for v in value]}
     if kind is tuple:
         return {"tuple": [encode(v, other, depth + 1, identify) for v in value]}
-    if kind is dict:
-        return {"dict": [[encode(k, other, depth + 1), encode(v, other, depth + 1, identify)] for k, v in value.items()]}
+    if kind is dict or kind is OrderedDict:
+        pairs = [[encode(k, other, depth + 1, identify), encode(v, other, depth + 1, identify)] for k, v in value.items()]
+        return {"dict" if kind is dict else "odict": pairs}
+    if kind is set or kind is frozenset:
+        return {kind.__name__: [encode(v, other, depth + 1, identify) for v in value]}
     if kind is slice:
         return {"slice": [encode(p, other, depth + 1, identify) for p in (value.start, value.stop, value.step)]}
     if kind is bytes:
@@ -175,13 +180,22 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
     if key in ("list", "tuple"):
         items = [decode(v, handle, depth + 1) for v in _sequence(body)]
         return items if key == "list" else tuple(items)
-    if key == "dict":
-        result = {}
+    if key in ("set", "frozenset"):
+        members = [decode(v, handle, depth + 1) for v in _sequence(body)]
+        try:
+            return set(members) if key == "set" else frozenset(members)
+        except TypeError:
+            raise ProtocolError("an unhashable set member") from None
+    if key in ("dict", "odict"):
+        result: dict = {} if key == "dict" else OrderedDict()
         for pair in _sequence(body):
             pair = _sequence(pair)
             if len(pair) != 2:
                 raise ProtocolError("a dict entry is not a pair")
-            result[decode(pair[0], handle, depth + 1)] = decode(pair[1], handle, depth + 1)
+            try:
+                result[decode(pair[0], handle, depth + 1)] = decode(pair[1], handle, depth + 1)
+            except TypeError:
+                raise ProtocolError("an unhashable dict key") from None
         return result
     if key == "slice":
         parts = [decode(v, handle, depth + 1) for v in _sequence(body)]
