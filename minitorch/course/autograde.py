@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
-from .sandbox import Sandbox, installed_sources
+from .sandbox import Sandbox, installed_sources, read_tail
 from .tasks import Task, load_tasks, step_of
 
 PLUGIN_MODULE = "minitorch_grading_plugin"
@@ -54,6 +54,16 @@ PACKAGE = "minitorch"
 PACKAGE_INIT = "__init__.py"
 NUMBA_CACHE = ".numba-cache"
 PYTEST_OPTIONS = ("-q", "--no-header", "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=short")
+#: steps whose tests run in a trusted process against a sandboxed worker (see :mod:`.remote`);
+#: the others still run their tests inside the sandbox, next to the graded code. A step is
+#: here only when the reference passes all its graded tests that way (tests/test_course_remote.py)
+REMOTE_STEPS = frozenset({0, 1})
+#: the remote-object package as the sandbox and the trusted test process import it
+REMOTE_PACKAGE = "minitorch_remote"
+REMOTE_PLUGIN = f"{REMOTE_PACKAGE}.plugin"
+REMOTE_WORKER = f"{REMOTE_PACKAGE}.worker"
+#: where the trusted test process of a remote run lives, inside the grader's own folder
+TRUSTED_DIR = "trusted"
 
 
 @dataclass
@@ -239,25 +249,51 @@ def find_package(submission: Path) -> Path:
     return package
 
 
-def build_workspace(course_root: Path, package: Path, workspace: Path, hidden: bool = False) -> Path:
+def _fresh_folder(folder: Path) -> None:
+    """``folder``, emptied: a reused folder is never trusted."""
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+
+
+def _copy_course_tests(course_root: Path, folder: Path, hidden: bool) -> None:
+    skip_hidden = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "hidden")
+    shutil.copytree(course_root / "tests", folder / "tests", ignore=IGNORED if hidden else skip_hidden, symlinks=False)
+    if (course_root / "pyproject.toml").is_file():
+        shutil.copy(course_root / "pyproject.toml", folder / "pyproject.toml")
+
+
+def _copy_grading_code(folder: Path) -> None:
+    """The grading plugin and the remote-object package, as top-level modules of ``folder``."""
+    folder.mkdir()
+    shutil.copy(Path(__file__).with_name("grading_plugin.py"), folder / f"{PLUGIN_MODULE}.py")
+    shutil.copytree(Path(__file__).with_name("remote"), folder / REMOTE_PACKAGE, ignore=IGNORED)
+
+
+def build_workspace(course_root: Path, package: Path, workspace: Path, hidden: bool = False, tests: bool = True) -> Path:
     """A fresh ``workspace``: a copy of the submission's package, the course's tests (the
-    hidden ones only when ``hidden``), ``pyproject.toml`` and the grading plugin.
+    hidden ones only when ``hidden``; none without ``tests``), ``pyproject.toml``, the
+    grading plugin and the remote-object package.
 
     Anything already in ``workspace`` is removed first: a reused folder is never trusted."""
-    if workspace.is_symlink() or workspace.is_file():
-        workspace.unlink()
-    elif workspace.exists():
-        shutil.rmtree(workspace)
-    workspace.mkdir(parents=True)
-    skip_hidden = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "hidden")
-    shutil.copytree(course_root / "tests", workspace / "tests", ignore=IGNORED if hidden else skip_hidden, symlinks=False)
-    if (course_root / "pyproject.toml").is_file():
-        shutil.copy(course_root / "pyproject.toml", workspace / "pyproject.toml")
+    _fresh_folder(workspace)
+    if tests:
+        _copy_course_tests(course_root, workspace, hidden)
     shutil.copytree(package, workspace / PACKAGE, ignore=IGNORED, symlinks=True)
-    grading = workspace / GRADING_DIR
-    grading.mkdir()
-    shutil.copy(Path(__file__).with_name("grading_plugin.py"), grading / f"{PLUGIN_MODULE}.py")
+    _copy_grading_code(workspace / GRADING_DIR)
     return workspace
+
+
+def build_trusted_folder(course_root: Path, folder: Path, hidden: bool) -> Path:
+    """A fresh folder, readable by the grader alone, for the trusted test process of a
+    remote run: the course's tests, ``pyproject.toml`` and the grading code (no minitorch)."""
+    _fresh_folder(folder)
+    os.chmod(folder, 0o700)
+    _copy_course_tests(course_root, folder, hidden)
+    _copy_grading_code(folder / GRADING_DIR)
+    return folder
 
 
 def sandbox_env(workspace: Path, numba_cache: Path) -> dict[str, str]:
@@ -282,6 +318,8 @@ class Grading:
     package: Path
     base: Path  # grader-owned; holds the logs and the sandbox workspace
     timeout: float
+
+    remote_tasks: frozenset[str] = frozenset()  # task ids whose tests run remotely (see :meth:`remote_pytest`)
 
     def __post_init__(self) -> None:
         self.base.mkdir(parents=True, exist_ok=True)
@@ -322,6 +360,8 @@ class Grading:
         return None if code == 0 else tail[-MAX_TASK_OUTPUT:] or f"importing minitorch ended with exit code {code}"
 
     def pytest(self, targets: list[str], task: Task, hidden: bool) -> tuple[Optional[int], str, Path]:
+        if task.id in self.remote_tasks:
+            return self.remote_pytest(targets, task, hidden)
         report = self.workspace / GRADING_DIR / REPORT_NAME
         return self.run(
             ["-m", "pytest", "-p", PLUGIN_MODULE, "--grading-report", str(report), *PYTEST_OPTIONS,
@@ -329,6 +369,56 @@ class Grading:
             hidden=hidden,
         )
 
+
+    def remote_pytest(self, targets: list[str], task: Task, hidden: bool) -> tuple[Optional[int], str, Path]:
+        """Run ``targets`` in a trusted process of the grader whose ``minitorch`` is a proxy of
+        a sandboxed worker importing the submission (see :mod:`.remote`): the outcomes are
+        recorded where graded code never runs. Exit code of the tests, output tail, report."""
+        build_workspace(self.course_root, self.package, self.workspace, tests=False)
+        trusted = build_trusted_folder(self.course_root, self.base / TRUSTED_DIR, hidden)
+        self.runs += 1
+        report = self.logs / f"run{self.runs}.jsonl"
+        trusted_log = self.logs / f"run{self.runs}-tests.log"
+        worker_reads, trusted_writes = os.pipe()
+        trusted_reads, worker_writes = os.pipe()
+        open_fds = {worker_reads, trusted_writes, trusted_reads, worker_writes}
+        self.sandbox.extra_env = dict(
+            sandbox_env(self.workspace, self.numba_cache), MINITORCH_REMOTE_FDS=f"{worker_reads},{worker_writes}",
+            NUMBA_ENABLE_CUDASIM=os.environ.get("NUMBA_ENABLE_CUDASIM", "1"),
+        )
+        env = dict(
+            os.environ, PYTHONPATH=str(trusted / GRADING_DIR), PYTHONDONTWRITEBYTECODE="1",
+            MINITORCH_REMOTE_FDS=f"{trusted_reads},{trusted_writes}",
+            MINITORCH_REMOTE_TIMEOUT=str(self.timeout),  # a first call may compile every kernel: no shorter limit
+        )
+        command = [sys.executable, "-m", "pytest", "-p", REMOTE_PLUGIN, "-p", PLUGIN_MODULE, "--grading-report", str(report),
+                   *PYTEST_OPTIONS, f"--grading-task={task.id}", *targets]
+        outcome: dict[str, Optional[int]] = {"code": None}
+
+        def close(*fds: int) -> None:
+            for fd in fds:
+                if fd in open_fds:
+                    open_fds.discard(fd)
+                    os.close(fd)
+
+        def drive() -> None:
+            close(worker_reads, worker_writes)  # only the worker holds its ends now: its exit is an end of file
+            with open(trusted_log, "wb") as out:
+                try:
+                    outcome["code"] = subprocess.run(
+                        command, cwd=trusted, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                        pass_fds=(trusted_reads, trusted_writes), timeout=self.timeout,
+                    ).returncode
+                except subprocess.TimeoutExpired:
+                    outcome["code"] = None
+
+        try:
+            self.sandbox.run([self.sandbox.interpreter(), "-m", REMOTE_WORKER], self.timeout, self.logs / f"run{self.runs}.log",
+                             pass_fds=(worker_reads, worker_writes), driver=drive)
+        finally:
+            close(*list(open_fds))
+            shutil.rmtree(trusted, ignore_errors=True)
+        return outcome["code"], read_tail(trusted_log), report
 
 
 def grade_task(grading: Grading, task: Task, broken: Optional[str]) -> TaskResult:
@@ -404,13 +494,16 @@ def grade(
     workspace: Optional[Path | str] = None,
     timeout: float = DEFAULT_TIMEOUT,
     unscored: Optional[dict[str, set[str]]] = None,
+    remote_tasks: Optional[Iterable[str]] = None,
 ) -> tuple[list[TaskResult], Optional[str]]:
     """Grade ``submission`` against the course at ``course_root``.
 
     Returns the per-task results and, when the submission cannot run at all (a bad layout,
     a package that does not import), one message saying why. ``workspace`` is wiped first.
     ``unscored`` maps a task id to the node ids that carry no points (those passing on the
-    task's stub, see :mod:`.calibration`).
+    task's stub, see :mod:`.calibration`). ``remote_tasks`` are the task ids whose tests run
+    in a trusted process against a sandboxed worker (default: those of :data:`REMOTE_STEPS`;
+    the CLI passes only those the reference passes that way, see :mod:`.calibration`).
     """
     course_root, submission = Path(course_root).resolve(), Path(submission).absolute()
     tasks = choose_tasks(course_root, steps, task_ids)
@@ -423,7 +516,8 @@ def grade(
     if not owned and base.exists():
         shutil.rmtree(base)  # a reused workspace is never trusted
     try:
-        grading = Grading(course_root, package, base, timeout)
+        remote = {t.id for t in tasks if step_of(t.id) in REMOTE_STEPS} if remote_tasks is None else set(remote_tasks)
+        grading = Grading(course_root, package, base, timeout, frozenset(remote))
         broken = grading.import_error()
         results = [grade_task(grading, task, broken) for task in tasks]
         for result in results:

@@ -9,6 +9,10 @@ that failed there. A release with nothing implemented scores 0 by construction.
 The answer depends only on the course's files, so it is cached under the course's
 ``out/`` folder (the grader's, never visible to graded code), keyed by a hash of the files
 that decide it: change a test, a stub or a ``tasks.toml`` and it is computed again.
+
+The same cache records which tasks may be graded remotely (:func:`remote_ready`): a task of
+:data:`~.autograde.REMOTE_STEPS` is, once the reference has passed every one of its tests
+(the hidden ones included) through the remote-object protocol.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from .autograde import GRADING_DIR, HIDDEN_TESTS_DIR, build_workspace, read_report, run_pytest
+from .autograde import GRADING_DIR, HIDDEN_TESTS_DIR, REMOTE_STEPS, build_workspace, grade, read_report, run_pytest
 from .release import release
 from .tasks import ASSIGNMENTS_DIR, Task, step_of
 
@@ -82,3 +86,23 @@ def _measure(course_root: Path, step: int, tasks: list[Task], timeout: float) ->
             outcomes, _ = read_report(report)
             known[task.id] = sorted(o.nodeid for o in outcomes.values() if o.status == "passed")
     return known
+
+
+def remote_ready(course_root: Path, tasks: Iterable[Task], timeout: float) -> set[str]:
+    """The ids of ``tasks`` to grade remotely: those of :data:`REMOTE_STEPS` whose tests the
+    reference passes, every one of them, when graded that way (measured once per course version)."""
+    candidates = [t for t in tasks if step_of(t.id) in REMOTE_STEPS]
+    fingerprint = course_fingerprint(course_root)
+    cache = course_root / CACHE_DIR
+    stored = {t.id: cache / f"remote-{t.id}-{fingerprint[:16]}.json" for t in candidates}
+    missing = [t.id for t in candidates if not stored[t.id].is_file()]
+    if missing:
+        cache.mkdir(parents=True, exist_ok=True)
+        results, broken = grade(course_root, course_root, task_ids=missing, timeout=timeout, remote_tasks=missing)
+        for result in results:
+            passed = not broken and not result.problems and bool(result.outcomes) and all(
+                o.status == "passed" for o in result.outcomes)
+            failing = [o.nodeid for o in result.outcomes if o.status != "passed"]
+            record = {"ready": passed, "tests": len(result.outcomes), "failing": failing, "problems": result.problems}
+            stored[result.task.id].write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return {task_id for task_id, path in stored.items() if json.loads(path.read_text(encoding="utf-8")).get("ready") is True}

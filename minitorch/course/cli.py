@@ -13,12 +13,12 @@ from typing import Optional, Sequence
 
 import traceback
 
-from .autograde import DEFAULT_TIMEOUT, choose_tasks, failure_results, grade, table, write_json, write_results
-from .calibration import passing_on_stubs
+from .autograde import DEFAULT_TIMEOUT, REMOTE_STEPS, choose_tasks, failure_results, grade, table, write_json, write_results
+from .calibration import passing_on_stubs, remote_ready
 from .markers import MarkerError
 from .release import is_student_release, release, summary
 from .status import print_status
-from .tasks import TaskFileError, task_table, update_table
+from .tasks import TaskFileError, step_of, task_table, update_table
 
 
 #: the whole status run (every step's tests in one process) may take this long
@@ -48,15 +48,22 @@ def run_grade(args: argparse.Namespace) -> int:
         tasks = choose_tasks(root, args.step or None, args.task or None)
         if is_student_release(root):
             # a student grading their own checkout: its code has no solutions to stub, so every
-            # test counts here; the course's grader leaves out those that pass on the stubs
+            # test counts here, and there is no reference to check the remote protocol with (nor
+            # anything to protect): the tests run in-process; the course's grader does both
             print("grading a student release: every visible test counts here; the course's grader also runs "
                   "hidden tests and leaves out those that pass with nothing implemented")
             unscored: dict[str, set[str]] = {}
+            remote: set[str] = set()
         else:
             unscored = passing_on_stubs(root, tasks, args.timeout)
+            remote = remote_ready(root, tasks, args.timeout)
+            for task in tasks:
+                if step_of(task.id) in REMOTE_STEPS and task.id not in remote:
+                    print(f"warning: task {task.id} is graded inside the sandbox's test process: the reference "
+                          "does not pass all its tests remotely", file=sys.stderr)
         results, broken = grade(
             root, submission, steps=args.step or None, task_ids=args.task or None,
-            workspace=args.workspace, timeout=args.timeout, unscored=unscored,
+            workspace=args.workspace, timeout=args.timeout, unscored=unscored, remote_tasks=remote,
         )
     except (TaskFileError, ValueError) as error:  # the instructor's mistake: nothing was graded
         print(f"error: {error}", file=sys.stderr)

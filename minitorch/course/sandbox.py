@@ -11,7 +11,8 @@ submission:
   to a file whose size the file-size limit caps;
 - when the grader runs as root (as Gradescope's does): as an unprivileged user of its own
   (:data:`SANDBOX_USER`, made on first use), which cannot write the course or the
-  grader's output; every process that user still has after a run is killed; and, where
+  grader's output; without a PID namespace every process that user still has after a
+  run is killed; and, where
   the kernel allows mount namespaces, with the course checkout and the folders the
   installed ``minitorch`` points at hidden under an empty ``tmpfs`` (the interpreter's
   own environment stays visible) and in a fresh PID namespace, so ``/proc`` shows no
@@ -37,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 #: the unprivileged account graded code runs as when the grader is root
 SANDBOX_USER = "minitorch-sandbox"
@@ -227,18 +228,29 @@ class Sandbox:
         return ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "private",
                 "sh", "-c", script]
 
-    def run(self, argv: Sequence[str], timeout: float, log: Path) -> RunResult:
-        """Run ``argv`` in the workspace; output goes to ``log`` (a file the grader owns)."""
+    def run(
+        self, argv: Sequence[str], timeout: float, log: Path, pass_fds: Sequence[int] = (),
+        driver: Optional[Callable[[], None]] = None,
+    ) -> RunResult:
+        """Run ``argv`` in the workspace; output goes to ``log`` (a file the grader owns).
+
+        ``pass_fds`` stay open in the command. With a ``driver``, the command is a server:
+        ``driver()`` runs while it does (and keeps to ``timeout`` itself), then the command
+        is stopped; the exit code is None unless it had already ended."""
         self.give_workspace(self.writable)
         holder = Path(tempfile.mkdtemp(prefix="minitorch-sandbox-mounts-"))
         with open(log, "wb") as out:
             process = subprocess.Popen(
                 self._command(argv, holder), cwd=self.workspace, env=self.environment(), stdin=subprocess.DEVNULL,
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=tuple(pass_fds),
                 preexec_fn=lambda: self.limits.apply(timeout + GRACE_SECONDS),
             )
             try:
-                code: Optional[int] = process.wait(timeout=timeout)
+                if driver is not None:
+                    driver()
+                    code: Optional[int] = process.poll()
+                else:
+                    code = process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 code = None
             finally:
@@ -247,7 +259,7 @@ class Sandbox:
         return RunResult(code, read_tail(log))
 
     def _stop(self, process: subprocess.Popen) -> None:
-        """Kill the run's process group, and every process the sandbox user still has."""
+        """Kill the run's process group and, without a PID namespace, every process the sandbox user still has."""
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(process.pid, sig)
@@ -259,7 +271,10 @@ class Sandbox:
                 except subprocess.TimeoutExpired:
                     pass
         process.wait()
-        if self.user is not None:
+        if self.user is not None and not self.namespaces:
+            # in a PID namespace every process of the run died with it (its init is gone);
+            # without one, the sandbox user's processes are found by uid, which also ends
+            # those of another grading running beside this one
             kill_user_processes(self.user.pw_uid)
 
 

@@ -1,0 +1,535 @@
+"""The trusted side: ``minitorch`` as proxies of objects that live in the sandboxed worker.
+
+:class:`RemoteFinder` sits first on ``sys.meta_path``, so ``import minitorch`` and every
+``import minitorch.x`` in the tests give a :class:`RemoteModule`. Every attribute, call,
+operator, iteration, ``len``, ``bool``, comparison or ``repr`` on a proxy is a request to
+the worker, whose answer is a plain value (see :mod:`.protocol`) or a handle, which becomes
+a proxy again (one proxy per worker object while it is alive, so ``is`` works).
+
+What the tests hand to minitorch stays here: a function or a lambda, a test's own object
+(an instance of a class defined in a test module), an iterator or a class deriving from a proxied class
+becomes a callback handle the worker may call; the call runs the test's own code on the
+trusted side with values and handles as arguments. Nothing else of this process is ever
+reachable from the worker.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import types
+import weakref
+from collections.abc import Iterator
+from typing import Any, Optional
+
+import numpy as np
+
+from .protocol import SAFE_BUILTIN_EXCEPTIONS, ChannelClosed, Endpoint, ProtocolError, decode, encode, error_body
+
+FDS_VARIABLE = "MINITORCH_REMOTE_FDS"
+TIMEOUT_VARIABLE = "MINITORCH_REMOTE_TIMEOUT"
+#: seconds one request may wait for the worker's answer unless the environment says otherwise
+DEFAULT_REQUEST_TIMEOUT = 120.0
+PACKAGE = "minitorch"
+#: dunder names a proxied module forwards (the import system's own are answered locally)
+MODULE_DUNDERS = frozenset({"__all__", "__version__"})
+#: dunder methods of a test's subclass that the worker-side class calls back too
+SUBCLASS_DUNDERS = frozenset({"__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__iter__"})
+
+
+class RemoteError(Exception):
+    """An exception raised by the graded code whose type is not one of Python's builtins."""
+
+
+def is_test_module(name: str) -> bool:
+    """True for the modules of the tests themselves (their classes' objects may be shared)."""
+    top = name.split(".", 1)[0]
+    return top in ("tests", "conftest") or top.startswith("test_") or top.endswith("_test")
+
+
+def _own(obj: Any, name: str) -> Any:
+    return object.__getattribute__(obj, name)
+
+
+class Connection:
+    """The trusted side's tables: proxies by handle, shared trusted objects by number."""
+
+    def __init__(self, read_fd: int, write_fd: int, timeout: Optional[float] = DEFAULT_REQUEST_TIMEOUT) -> None:
+        self.endpoint = Endpoint(read_fd, write_fd, self.serve, timeout)
+        self.proxies: "weakref.WeakValueDictionary[int, RemoteObject]" = weakref.WeakValueDictionary()
+        self.modules: dict[int, RemoteModule] = {}
+        self.subclasses: dict[int, type] = {}
+        self.exception_classes: dict[tuple[str, tuple[str, ...]], type] = {}
+        self.shared: dict[int, Any] = {}
+        self.shared_numbers: dict[int, int] = {}
+        self.released: list[int] = []
+        self.arrays: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
+        self.register_modules = False  # True once :func:`install` made this the process's minitorch
+
+    # ------------------------------------------------------------------ values
+
+    def handle(self, value: Any) -> dict:
+        """A handle for a trusted-side value that is not plain data."""
+        if isinstance(value, (RemoteObject, RemoteModule)) or isinstance(value, RemoteSubclassMeta) and "_remote_number" in vars(value):
+            if _own(value, "_remote_conn") is not self:
+                raise TypeError("an object of another worker cannot be passed here")
+            return {"ref": _own(value, "_remote_number")}
+        if isinstance(value, Iterator):
+            return {"cb": self.share(value), "iterator": True}
+        if not callable(value) and not is_test_module(type(value).__module__):
+            raise TypeError(f"{type(value).__name__} objects cannot be passed to the graded code")
+        return {"cb": self.share(value)}
+
+    def share(self, value: Any) -> int:
+        """The callback number of ``value`` (kept alive for the whole session)."""
+        number = self.shared_numbers.get(id(value))
+        if number is None:
+            number = len(self.shared) + 1
+            self.shared[number], self.shared_numbers[id(value)] = value, number
+        return number
+
+    def encode(self, value: Any) -> Any:
+        return encode(value, self.handle)
+
+    def resolve(self, kind: str, data: dict) -> Any:
+        if kind == "npy":
+            return self.array(data["id"], data["npy"])
+        number = data.get(kind)
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise ProtocolError("a malformed handle")
+        if kind == "cb":
+            if number not in self.shared:
+                raise ProtocolError(f"the worker named a trusted object #{number} it was never given")
+            return self.shared[number]
+        for table in (self.subclasses, self.modules):
+            if number in table:
+                return table[number]
+        proxy = self.proxies.get(number)
+        if proxy is not None:
+            return proxy
+        kind_name, name = data.get("kind"), data.get("name")
+        name = name if isinstance(name, str) else ""
+        if kind_name == "module":
+            return self.module(number, name)
+        if kind_name == "class" and isinstance(data.get("bases"), list):
+            return self.exception_class(name, [b for b in data["bases"] if isinstance(b, str)])
+        twin = data.get("twin")
+        if isinstance(twin, int) and twin in self.subclasses:
+            proxy = object.__new__(instance_proxy_class(self.subclasses[twin]))
+            RemoteObject.__init__(proxy, self, number, name)
+        else:
+            proxy = (RemoteClass if kind_name == "class" else RemoteObject)(self, number, name)
+        self.proxies[number] = proxy
+        return proxy
+
+    def array(self, number: Any, array: np.ndarray) -> np.ndarray:
+        """One local array per worker-side array: the one already given out, refreshed with
+        ``array``'s contents, while it is alive and has the same layout (so ``is`` works)."""
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise ProtocolError("a malformed array id")
+        known = self.arrays.get(number)
+        if known is not None and known.shape == array.shape and known.dtype == array.dtype and known.flags.writeable:
+            known[...] = array
+            return known
+        self.arrays[number] = array
+        weakref.finalize(array, self.released.append, number)
+        return array
+
+    def module(self, number: int, name: str) -> "RemoteModule":
+        if number in self.modules:
+            return self.modules[number]
+        module = RemoteModule(name or f"{PACKAGE}.<remote>", self, number)
+        self.modules[number] = module
+        if self.register_modules and (name == PACKAGE or name.startswith(PACKAGE + ".")) and name not in sys.modules:
+            sys.modules[name] = module
+        return module
+
+    def exception_class(self, name: str, bases: list[str]) -> type:
+        """A local exception class standing for a worker's (builtins come back as themselves)."""
+        if name in SAFE_BUILTIN_EXCEPTIONS:
+            return getattr(builtins, name)
+        chain = tuple(b for b in bases if b in SAFE_BUILTIN_EXCEPTIONS and b != name)[:1]
+        key = (name, chain)
+        if key not in self.exception_classes:
+            parents = (RemoteError, *(getattr(builtins, b) for b in chain if b != "Exception"))
+            label = name if name.isidentifier() else "RemoteError"
+            self.exception_classes[key] = type(label, parents, {"__module__": "minitorch.remote"})
+        return self.exception_classes[key]
+
+    def decode(self, data: Any) -> Any:
+        return decode(data, self.resolve)
+
+    def decode_reply(self, data: Any) -> Any:
+        """A value the worker answered; a malformed one breaks the channel for good."""
+        try:
+            return self.decode(data)
+        except ProtocolError as error:
+            if self.endpoint.broken is None:
+                self.endpoint.broken = f"the graded code's process stopped answering properly: {error}"
+            raise ChannelClosed(self.endpoint.broken) from None
+
+    def error(self, body: Any) -> BaseException:
+        if not isinstance(body, dict):
+            return RemoteError("the graded code failed (its error could not be read)")
+        name, message = str(body.get("type", "Exception")), str(body.get("message", ""))
+        bases = body.get("bases") if isinstance(body.get("bases"), list) else []
+        return self.exception_class(name, [str(b) for b in bases])(message)
+
+    # ------------------------------------------------------------------ requests
+
+    def request_raw(self, message: dict) -> dict:
+        drop = [n for n in self.released if n not in self.proxies and n not in self.arrays]
+        self.released.clear()
+        if drop:
+            message = dict(message, drop=drop)
+        reply = self.endpoint.request(message)
+        if "error" in reply:
+            raise self.error(reply["error"])
+        return reply
+
+    def request(self, message: dict) -> Any:
+        return self.decode_reply(self.request_raw(message).get("value"))
+
+    def call(self, target: Any, args: tuple, kwargs: dict) -> Any:
+        message = {"op": "call", "obj": self.encode(target), "args": self.encode(list(args)), "kwargs": self.encode(kwargs)}
+        reply = self.request_raw(message)
+        value = self.decode_reply(reply.get("value"))
+        self._copy_back([a for a in [*args, *kwargs.values()] if type(a) is np.ndarray], reply.get("arrays"))
+        return value
+
+    def _copy_back(self, originals: list[np.ndarray], sent: Any) -> None:
+        """Write into the caller's arrays what the graded code left in its copies."""
+        if not originals or not isinstance(sent, list) or len(sent) != len(originals):
+            return
+        for original, data in zip(originals, sent):
+            changed = self.decode_reply(data)
+            if isinstance(changed, np.ndarray) and changed.shape == original.shape and original.flags.writeable:
+                original[...] = changed
+
+    def operation(self, name: str, first: Any, *rest: Any) -> Any:
+        return self.request({"op": "op", "name": name, "obj": self.encode(first), "args": self.encode(list(rest))})
+
+    def serve(self, message: dict) -> dict:
+        """Answer a worker's callback: call a shared object, or read a public attribute of a test's object."""
+        try:
+            target = self.resolve("cb", {"cb": message.get("cb")})
+            if message["op"] == "call":
+                args, kwargs = self.decode(message.get("args", {"list": []})), self.decode(message.get("kwargs", {"dict": []}))
+                if not isinstance(args, list) or not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+                    raise ProtocolError("malformed arguments")
+                value = target(*args, **kwargs)
+            elif message["op"] == "next":
+                if not isinstance(target, Iterator):
+                    raise TypeError(f"{type(target).__name__!r} object is not an iterator")
+                value = next(target)
+            elif message["op"] == "getattr":
+                name = message.get("name")
+                if not isinstance(name, str) or name.startswith("_") or not is_test_module(type(target).__module__):
+                    raise AttributeError(f"{str(name)[:40]!r} cannot be read from the trusted side")
+                value = getattr(target, name)
+            else:
+                raise ProtocolError(f"unknown callback {str(message['op'])[:40]!r}")
+            return {"value": self.encode(value)}
+        except ProtocolError:
+            raise
+        except BaseException as error:  # the test's own code failed: the worker sees it as an error
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            return {"error": error_body(error)}
+
+    def close(self) -> None:
+        for fd in (self.endpoint.read_fd, self.endpoint.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+# ---------------------------------------------------------------------- proxies
+
+
+def _binary(name: str, reflected: bool = False):
+    def method(self: "RemoteObject", other: Any) -> Any:
+        conn = _own(self, "_remote_conn")
+        try:
+            conn.encode(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return conn.operation(name, other, self) if reflected else conn.operation(name, self, other)
+
+    method.__name__ = f"__{'r' if reflected else ''}{name.rstrip('_')}__"
+    return method
+
+
+def _unary(name: str):
+    def method(self: "RemoteObject", *args: Any) -> Any:
+        return _own(self, "_remote_conn").operation(name, self, *args)
+
+    method.__name__ = f"__{name}__"
+    return method
+
+
+class RemoteObject:
+    """A proxy of one worker-side object."""
+
+    __slots__ = ("_remote_conn", "_remote_number", "_remote_name", "__weakref__")
+
+    def __init__(self, conn: Connection, number: int, name: str = "") -> None:
+        object.__setattr__(self, "_remote_conn", conn)
+        object.__setattr__(self, "_remote_number", number)
+        object.__setattr__(self, "_remote_name", name)
+
+    def __del__(self) -> None:
+        try:
+            _own(self, "_remote_conn").released.append(_own(self, "_remote_number"))
+        except Exception:
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_remote_"):
+            raise AttributeError(name)
+        return _own(self, "_remote_conn").request({"op": "getattr", "obj": self._ref(), "name": name})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        conn = _own(self, "_remote_conn")
+        conn.request({"op": "setattr", "obj": self._ref(), "name": name, "value": conn.encode(value)})
+
+    def __delattr__(self, name: str) -> None:
+        _own(self, "_remote_conn").request({"op": "delattr", "obj": self._ref(), "name": name})
+
+    def _ref(self) -> dict:
+        return {"ref": _own(self, "_remote_number")}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _own(self, "_remote_conn").call(self, args, kwargs)
+
+    def __repr__(self) -> str:
+        try:
+            return str(_own(self, "_remote_conn").operation("repr", self))
+        except Exception:
+            return f"<remote {_own(self, '_remote_name') or 'object'} #{_own(self, '_remote_number')}>"
+
+    def __str__(self) -> str:
+        return str(_own(self, "_remote_conn").operation("str", self))
+
+    def __format__(self, spec: str) -> str:
+        return str(_own(self, "_remote_conn").operation("format", self, spec))
+
+    def __bool__(self) -> bool:
+        return bool(_own(self, "_remote_conn").operation("truth", self))
+
+    def __len__(self) -> int:
+        return int(_own(self, "_remote_conn").operation("len", self))
+
+    def __hash__(self) -> int:
+        return int(_own(self, "_remote_conn").operation("hash", self))
+
+    def __iter__(self) -> Any:
+        return _own(self, "_remote_conn").operation("iter", self)
+
+    def __next__(self) -> Any:
+        return _own(self, "_remote_conn").operation("next", self)
+
+    def __contains__(self, item: Any) -> bool:
+        return bool(_own(self, "_remote_conn").operation("contains", self, item))
+
+    def __float__(self) -> float:
+        return float(_own(self, "_remote_conn").operation("float", self))
+
+    def __int__(self) -> int:
+        return int(_own(self, "_remote_conn").operation("int", self))
+
+    def __index__(self) -> int:
+        return int(_own(self, "_remote_conn").operation("index", self))
+
+    def __enter__(self) -> Any:
+        return _own(self, "_remote_conn").operation("enter", self)
+
+    def __exit__(self, *exc_info: Any) -> Any:
+        return _own(self, "_remote_conn").operation("exit", self, None, None, None)
+
+    def __dir__(self) -> list:
+        return list(_own(self, "_remote_conn").operation("dir", self))
+
+    __getitem__ = _unary("getitem")
+    __setitem__ = _unary("setitem")
+    __delitem__ = _unary("delitem")
+    __neg__, __pos__, __abs__, __invert__ = _unary("neg"), _unary("pos"), _unary("abs"), _unary("invert")
+    __round__, __reversed__ = _unary("round"), _unary("reversed")
+    __lt__, __le__, __gt__, __ge__ = _binary("lt"), _binary("le"), _binary("gt"), _binary("ge")
+    __eq__, __ne__ = _binary("eq"), _binary("ne")
+
+
+_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lshift", "rshift", "and_", "or_", "xor")
+for _name in _ARITHMETIC:
+    _dunder = _name.rstrip("_")
+    setattr(RemoteObject, f"__{_dunder}__", _binary(_name))
+    setattr(RemoteObject, f"__r{_dunder}__", _binary(_name, reflected=True))
+    setattr(RemoteObject, f"__i{_dunder}__", _binary(f"i{_name}"))
+setattr(RemoteObject, "__divmod__", _binary("divmod"))
+setattr(RemoteObject, "__rdivmod__", _binary("divmod", reflected=True))
+
+
+class RemoteClass(RemoteObject):
+    """A proxy of a worker-side class: callable, usable with ``isinstance`` and as a base class."""
+
+    __slots__ = ()
+
+    def __instancecheck__(self, instance: Any) -> bool:
+        conn = _own(self, "_remote_conn")
+        try:
+            conn.encode(instance)
+        except (TypeError, ValueError):
+            return False
+        return bool(conn.operation("isinstance", instance, self))
+
+    def __subclasscheck__(self, subclass: Any) -> bool:
+        if not isinstance(subclass, (RemoteClass, RemoteSubclassMeta)):
+            return False
+        return bool(_own(self, "_remote_conn").operation("issubclass", subclass, self))
+
+    def __mro_entries__(self, bases: tuple) -> tuple:
+        return (RemoteSubclassBase,)
+
+
+class RemoteSubclassMeta(type):
+    """The metaclass of a test's class deriving from proxied classes: the worker gets a twin
+    class whose methods call this class's back; the twin answers for everything else."""
+
+    def __new__(mcls, name: str, bases: tuple, namespace: dict, **kwargs: Any) -> type:
+        cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        if namespace.get("_remote_instance_proxy"):
+            return cls
+        parents = [b for b in namespace.get("__orig_bases__", bases) if isinstance(b, RemoteClass) or
+                   isinstance(b, RemoteSubclassMeta) and "_remote_number" in vars(b)]
+        if not parents:
+            return cls
+        conn: Connection = _own(parents[0], "_remote_conn")
+        members = []
+        for key, value in namespace.items():
+            if key.startswith("__") and key not in SUBCLASS_DUNDERS:
+                continue
+            if isinstance(value, staticmethod):
+                members.append([key, "static", conn.share(value.__func__)])
+            elif isinstance(value, classmethod):
+                members.append([key, "class", conn.share(value.__func__)])
+            elif isinstance(value, property) and value.fget is not None:
+                members.append([key, "property", conn.share(value.fget)])
+            elif isinstance(value, types.FunctionType):
+                members.append([key, "method", conn.share(value)])
+        reply = conn.request_raw({"op": "subclass", "obj": conn.encode(tuple(parents)), "name": name, "members": conn.encode(members)})
+        number = reply.get("value", {}).get("ref") if isinstance(reply.get("value"), dict) else None
+        if not isinstance(number, int):
+            raise ProtocolError("the worker did not make the subclass")
+        type.__setattr__(cls, "_remote_conn", conn)
+        type.__setattr__(cls, "_remote_number", number)
+        conn.subclasses[number] = cls
+        return cls
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__") or "_remote_number" not in vars(cls):
+            raise AttributeError(name)
+        return cls._remote_conn.request({"op": "getattr", "obj": {"ref": cls._remote_number}, "name": name})
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._remote_conn.call(cls, args, kwargs)
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if type.__instancecheck__(cls, instance):
+            return True
+        if not isinstance(instance, RemoteObject) or "_remote_number" not in vars(cls):
+            return False
+        return bool(cls._remote_conn.operation("isinstance", instance, cls))
+
+
+class RemoteSubclassBase(metaclass=RemoteSubclassMeta):
+    """What a proxied base class stands for in a test's class statement.
+
+    ``super().name`` in a test's method, on an instance living in the worker, reaches
+    ``name`` of the proxied base class, run by the worker on that instance."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        _super_of(self, "__init__")(*args, **kwargs)
+
+
+def _super_of(instance: Any, name: str) -> Any:
+    """``getattr(super(twin, instance), name)`` in the worker, where ``twin`` is the worker's
+    class of the test's class that derives from proxied classes directly."""
+    if not isinstance(instance, RemoteObject):
+        raise TypeError("super() of a class deriving from minitorch reaches minitorch only on objects made by it")
+    first = next(c for c in reversed(type(instance).__mro__) if isinstance(c, RemoteSubclassMeta) and "_remote_number" in vars(c))
+    conn: Connection = _own(instance, "_remote_conn")
+    return conn.request({"op": "super", "obj": {"ref": vars(first)["_remote_number"]}, "instance": {"ref": _own(instance, "_remote_number")},
+                         "name": name})
+
+
+_INSTANCE_PROXY_CLASSES: "weakref.WeakKeyDictionary[type, type]" = weakref.WeakKeyDictionary()
+
+
+def instance_proxy_class(trusted: type) -> type:
+    """The class of proxies of worker objects made from the test's class ``trusted``: a
+    subclass of both, so ``isinstance`` and ``super()`` in the test's methods work, while
+    attributes and operators still go to the worker first."""
+    if trusted not in _INSTANCE_PROXY_CLASSES:
+        _INSTANCE_PROXY_CLASSES[trusted] = RemoteSubclassMeta(trusted.__name__, (RemoteObject, trusted), {
+            "_remote_instance_proxy": True, "__module__": trusted.__module__, "__qualname__": trusted.__qualname__})
+    return _INSTANCE_PROXY_CLASSES[trusted]
+
+
+class RemoteModule(types.ModuleType):
+    """A proxy of a worker-side ``minitorch`` module (a real module object, so imports work)."""
+
+    def __init__(self, name: str, conn: Connection, number: int) -> None:
+        super().__init__(name)
+        self.__dict__["_remote_conn"], self.__dict__["_remote_number"] = conn, number
+        self.__dict__["__path__"] = []  # a package: its submodules come from the finder too
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name not in MODULE_DUNDERS or name.startswith("_remote_"):
+            raise AttributeError(name)
+        return self.__dict__["_remote_conn"].request({"op": "getattr", "obj": {"ref": self.__dict__["_remote_number"]}, "name": name})
+
+    def __repr__(self) -> str:
+        return f"<remote module {self.__name__!r}>"
+
+
+class RemoteFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Answers every ``import minitorch...`` with a :class:`RemoteModule`."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
+        if fullname != PACKAGE and not fullname.startswith(PACKAGE + "."):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        reply = self.conn.request_raw({"op": "import", "name": spec.name})
+        value = reply.get("value")
+        if not isinstance(value, dict) or value.get("kind") != "module" or not isinstance(value.get("ref"), int):
+            raise ImportError(f"the graded code gave no module for {spec.name}")
+        return self.conn.module(value["ref"], spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        """Nothing to run here: the module's code runs in the worker."""
+
+
+def install(conn: Connection) -> RemoteFinder:
+    """Put a finder for ``minitorch`` first on ``sys.meta_path`` (forgetting any real copy)."""
+    for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
+        del sys.modules[name]
+    conn.register_modules = True
+    finder = RemoteFinder(conn)
+    sys.meta_path.insert(0, finder)
+    return finder
+
+
+def connect_from_environment() -> Connection:
+    """The connection whose descriptors the grader named in the environment."""
+    read_fd, write_fd = (int(part) for part in os.environ[FDS_VARIABLE].split(","))
+    timeout = float(os.environ.get(TIMEOUT_VARIABLE, DEFAULT_REQUEST_TIMEOUT))
+    return Connection(read_fd, write_fd, timeout)

@@ -1,0 +1,309 @@
+"""The wire format both ends of the remote-object channel share: framing and plain values.
+
+A message is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON (one
+object). Values travel as JSON scalars, or as one-key objects naming what they are:
+
+- ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"frozenset": [...]}``,
+  ``{"dict": [[key, value], ...]}``, ``{"odict": [[key, value], ...]}`` (an ``OrderedDict``),
+  ``{"slice": [start, stop, step]}``, ``{"bytes": base64}``, ``{"ellipsis": null}``,
+  ``{"dtype": "<f8"}`` and ``{"nptype": "<f8"}`` (a NumPy dtype, a NumPy scalar type);
+- ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
+  (with ``"id"``: the worker's handle of that array, so one array stays one array);
+- ``{"ref": n, ...}``: a handle to an object that lives in the worker;
+- ``{"cb": n}``: a handle to an object of the trusted side the worker may call back.
+
+Nothing here imports, evaluates or unpickles anything named by a message: decoding builds
+only the containers above, NumPy arrays of plain dtypes and the handles the receiving side
+already knows. This module imports nothing from minitorch (the trusted side loads it
+without minitorch, the worker next to a submission).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections import OrderedDict
+import json
+import os
+import select
+import struct
+import time
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+#: the largest message either side accepts (a bigger one is a protocol error)
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+#: how deeply values may nest before a message is refused
+MAX_DEPTH = 64
+HEADER = struct.Struct(">I")
+#: the longest dtype string accepted (``'<M8[ns]'`` and the like are far shorter)
+MAX_DTYPE_CHARS = 16
+#: the classes of NumPy's dtype objects (``np.dtype('f8')`` is an instance of a subclass)
+NUMPY_DTYPE_CLASSES = frozenset(type(np.dtype(code)) for code in "?bBhHiIlLqQefdgFDGSUmM")
+#: exceptions a worker's error may be re-raised as on the trusted side (by builtin name)
+SAFE_BUILTIN_EXCEPTIONS = frozenset(
+    name for name, value in vars(__import__("builtins")).items()
+    if isinstance(value, type) and issubclass(value, Exception)
+)
+
+
+class ProtocolError(Exception):
+    """A message that breaks the protocol: not JSON, a wrong shape, an unknown handle."""
+
+
+class ChannelClosed(ProtocolError):
+    """The other end went away (exited, crashed or closed its pipe)."""
+
+
+class ChannelTimeout(ProtocolError):
+    """The other end did not answer in time."""
+
+
+# ---------------------------------------------------------------------- framing
+
+
+def _read_exactly(fd: int, count: int, deadline: Optional[float]) -> bytes:
+    chunks: list[bytes] = []
+    while count:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                raise ChannelTimeout("no answer in time")
+        chunk = os.read(fd, min(count, 1 << 20))
+        if not chunk:
+            raise ChannelClosed("the other end closed the channel")
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_message(fd: int, deadline: Optional[float] = None) -> dict:
+    """One message from ``fd``; ProtocolError for anything but a framed JSON object."""
+    (size,) = HEADER.unpack(_read_exactly(fd, HEADER.size, deadline))
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"a message of {size} bytes is larger than the limit of {MAX_MESSAGE_BYTES}")
+    body = _read_exactly(fd, size, deadline)
+    try:
+        message = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise ProtocolError(f"a message is not JSON: {str(error)[:200]}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("a message is not a JSON object")
+    return message
+
+
+def write_message(fd: int, message: dict) -> None:
+    """Frame and write ``message`` (non-finite floats travel as JSON's NaN/Infinity extension)."""
+    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    data = HEADER.pack(len(body)) + body
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except (BrokenPipeError, OSError) as error:
+            raise ChannelClosed(f"the other end closed the channel ({error.__class__.__name__})") from None
+        view = view[written:]
+
+
+# ---------------------------------------------------------------------- values
+
+
+def array_to_text(array: np.ndarray) -> str:
+    """``array`` as base64 ``.npy`` bytes (ValueError for object arrays: they need pickle)."""
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def array_from_text(text: Any) -> np.ndarray:
+    """The array of :func:`array_to_text`; never unpickles."""
+    if not isinstance(text, str):
+        raise ProtocolError("an array is not a base64 string")
+    try:
+        return np.load(io.BytesIO(base64.b64decode(text, validate=True)), allow_pickle=False)
+    except (ValueError, OSError, EOFError, TypeError) as error:
+        raise ProtocolError(f"a malformed array: {str(error)[:200]}") from None
+
+
+def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: Optional[Callable[[Any], int]] = None) -> Any:
+    """``value`` as JSON; anything that is not a plain value goes through ``other`` (a handle).
+
+    With ``identify``, an array also carries its sender's handle number (``"id"``), so the
+    receiver can keep one array per sender-side array (``storage is storage``)."""
+    if depth > MAX_DEPTH:
+        raise ValueError("a value nested too deeply to send")
+    if value is None or isinstance(value, (bool, str)) or type(value) in (int, float):
+        return value
+    kind = type(value)
+    if kind is list:
+        return {"list": [encode(v, other, depth + 1, identify) for v in value]}
+    if kind is tuple:
+        return {"tuple": [encode(v, other, depth + 1, identify) for v in value]}
+    if kind is dict or kind is OrderedDict:
+        pairs = [[encode(k, other, depth + 1, identify), encode(v, other, depth + 1, identify)] for k, v in value.items()]
+        return {"dict" if kind is dict else "odict": pairs}
+    if kind is set or kind is frozenset:
+        return {kind.__name__: [encode(v, other, depth + 1, identify) for v in value]}
+    if kind is slice:
+        return {"slice": [encode(p, other, depth + 1, identify) for p in (value.start, value.stop, value.step)]}
+    if kind is bytes:
+        return {"bytes": base64.b64encode(value).decode("ascii")}
+    if value is Ellipsis:
+        return {"ellipsis": None}
+    if kind is np.ndarray and value.dtype != object:
+        body: dict[str, Any] = {"npy": array_to_text(value)}
+        if identify is not None:
+            body["id"] = identify(value)
+        return body
+    if kind in NUMPY_DTYPE_CLASSES and value.fields is None and value.kind not in "OV":
+        return {"dtype": value.str}
+    if isinstance(value, type) and issubclass(value, np.generic) and np.dtype(value).kind not in "OV":
+        return {"nptype": np.dtype(value).str}
+    if isinstance(value, np.generic) and not isinstance(value, np.object_):
+        return {"npy": array_to_text(np.asarray(value)), "scalar": True}
+    return other(value)
+
+
+def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any:
+    """The value :func:`encode` sent; ``handle(kind, data)`` resolves ``ref``/``cb`` objects."""
+    if depth > MAX_DEPTH:
+        raise ProtocolError("a value nested too deeply")
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if not isinstance(data, dict) or not data:
+        raise ProtocolError(f"not a value: {str(data)[:100]}")
+    if "ref" in data or "cb" in data:
+        return handle("ref" if "ref" in data else "cb", data)
+    (key, body), *_ = data.items()
+    if key in ("list", "tuple"):
+        items = [decode(v, handle, depth + 1) for v in _sequence(body)]
+        return items if key == "list" else tuple(items)
+    if key in ("set", "frozenset"):
+        members = [decode(v, handle, depth + 1) for v in _sequence(body)]
+        try:
+            return set(members) if key == "set" else frozenset(members)
+        except TypeError:
+            raise ProtocolError("an unhashable set member") from None
+    if key in ("dict", "odict"):
+        result: dict = {} if key == "dict" else OrderedDict()
+        for pair in _sequence(body):
+            pair = _sequence(pair)
+            if len(pair) != 2:
+                raise ProtocolError("a dict entry is not a pair")
+            try:
+                result[decode(pair[0], handle, depth + 1)] = decode(pair[1], handle, depth + 1)
+            except TypeError:
+                raise ProtocolError("an unhashable dict key") from None
+        return result
+    if key == "slice":
+        parts = [decode(v, handle, depth + 1) for v in _sequence(body)]
+        if len(parts) != 3:
+            raise ProtocolError("a slice does not have three parts")
+        return slice(*parts)
+    if key == "bytes":
+        try:
+            return base64.b64decode(str(body), validate=True)
+        except ValueError:
+            raise ProtocolError("malformed bytes") from None
+    if key == "ellipsis":
+        return Ellipsis
+    if key in ("dtype", "nptype"):
+        dtype = _plain_dtype(body)
+        return dtype if key == "dtype" else dtype.type
+    if key == "npy":
+        array = array_from_text(body)
+        if array.dtype == object:
+            raise ProtocolError("an object array")
+        if data.get("scalar") and array.ndim == 0:
+            return array[()]
+        return handle("npy", {"npy": array, "id": data["id"]}) if "id" in data else array
+    raise ProtocolError(f"unknown value kind {key[:40]!r}")
+
+
+def _plain_dtype(text: Any) -> np.dtype:
+    """The NumPy dtype named by a type string such as ``'<f8'`` (never object or structured)."""
+    if not isinstance(text, str) or len(text) > MAX_DTYPE_CHARS:
+        raise ProtocolError("a malformed dtype")
+    try:
+        dtype = np.dtype(text)
+    except (TypeError, ValueError):
+        raise ProtocolError(f"not a dtype: {text[:20]!r}") from None
+    if dtype.kind in "OV" or dtype.fields is not None:
+        raise ProtocolError("only plain dtypes travel")
+    return dtype
+
+
+def _sequence(body: Any) -> list:
+    if not isinstance(body, list):
+        raise ProtocolError("a sequence is not a JSON list")
+    return body
+
+
+def error_body(error: BaseException) -> dict:
+    """An exception as it travels: its type's name, its message and its builtin bases."""
+    bases = [c.__name__ for c in type(error).__mro__ if c.__module__ == "builtins" and c.__name__ in SAFE_BUILTIN_EXCEPTIONS]
+    try:
+        message = str(error)
+    except Exception:  # a __str__ that fails: still an answer
+        message = "(the exception's message could not be read)"
+    return {"type": type(error).__name__, "message": message[:4000], "bases": bases[:8]}
+
+
+# ---------------------------------------------------------------------- a request/reply endpoint
+
+
+class Endpoint:
+    """One end of the channel: sends requests and, while it waits for their replies, serves
+    the other end's nested requests (a callback may call back in turn) with ``serve``.
+
+    A request's reply must come back within ``timeout`` seconds of the last message (None:
+    no limit). After a protocol error the endpoint is broken and every later request fails
+    at once with the first error's message.
+    """
+
+    def __init__(self, read_fd: int, write_fd: int, serve: Callable[[dict], dict], timeout: Optional[float] = None) -> None:
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self.serve = serve
+        self.timeout = timeout
+        self.sequence = 0
+        self.broken: Optional[str] = None
+
+    def _deadline(self) -> Optional[float]:
+        return None if self.timeout is None else time.monotonic() + self.timeout
+
+    def request(self, message: dict) -> dict:
+        """Send ``message`` as a request and return its reply."""
+        if self.broken is not None:
+            raise ChannelClosed(self.broken)
+        self.sequence += 1
+        number = self.sequence
+        try:
+            write_message(self.write_fd, dict(message, id=number))
+            while True:
+                incoming = read_message(self.read_fd, self._deadline())
+                if "re" in incoming:
+                    if incoming["re"] != number:
+                        raise ProtocolError(f"a reply to request {str(incoming['re'])[:20]} came while {number} was awaited")
+                    return incoming
+                self._answer(incoming)
+        except ProtocolError as error:
+            if self.broken is None:
+                self.broken = f"the graded code's process stopped answering properly: {error}"
+            raise ChannelClosed(self.broken) from None
+
+    def _answer(self, incoming: dict) -> None:
+        if not isinstance(incoming.get("id"), int) or not isinstance(incoming.get("op"), str):
+            raise ProtocolError("a message is neither a request nor a reply")
+        reply = self.serve(incoming)
+        write_message(self.write_fd, dict(reply, re=incoming["id"]))
+
+    def serve_forever(self) -> None:
+        """Answer requests until the other end closes the channel."""
+        while True:
+            try:
+                incoming = read_message(self.read_fd)
+            except ChannelClosed:
+                return
+            self._answer(incoming)

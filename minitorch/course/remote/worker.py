@@ -1,0 +1,231 @@
+"""The worker: the only process that imports the graded ``minitorch``; it answers requests.
+
+Run inside the sandbox as ``python -m <this package>.worker`` with the channel's two file
+descriptors in ``MINITORCH_REMOTE_FDS`` (``read,write``). Each request names one action on
+worker-side objects (import a ``minitorch`` module, get or set an attribute, call, apply
+an operator, make a subclass whose methods call back); the reply is a value or a handle
+(see :mod:`.protocol`). The worker is untrusted: nothing it says decides a score except
+through the values the tests check.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import operator
+import os
+import sys
+import types
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .protocol import SAFE_BUILTIN_EXCEPTIONS, Endpoint, ProtocolError, decode, encode, error_body
+
+FDS_VARIABLE = "MINITORCH_REMOTE_FDS"
+#: the only top-level package a request may import
+PACKAGE = "minitorch"
+
+
+def _enter(obj: Any) -> Any:
+    return obj.__enter__()
+
+
+def _exit(obj: Any, *args: Any) -> Any:
+    return obj.__exit__(*args)
+
+
+#: what an ``op`` request may apply, by name
+OPERATIONS: dict[str, Callable[..., Any]] = {
+    name: getattr(operator, name)
+    for name in (
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lshift", "rshift", "and_", "or_", "xor",
+        "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul", "iand", "ior", "ixor",
+        "neg", "pos", "invert", "lt", "le", "eq", "ne", "gt", "ge", "getitem", "setitem", "delitem", "contains",
+        "index", "truth",
+    )
+}
+OPERATIONS.update(
+    abs=abs, len=len, iter=iter, next=next, repr=repr, str=str, hash=hash, float=float, int=int, complex=complex,
+    round=round, format=format, isinstance=isinstance, issubclass=issubclass, divmod=divmod, reversed=reversed,
+    enter=_enter, exit=_exit, dir=dir,
+)
+#: how a trusted class's member becomes a worker-side member that calls back
+MEMBER_KINDS = {"static": staticmethod, "class": classmethod, "method": lambda f: f, "property": property}
+
+
+class TrustedStub:
+    """A trusted-side object the worker was given (a callback, a test's own object): calling
+    it or reading a public attribute asks the trusted side."""
+
+    __slots__ = ("_number", "_worker")
+
+    def __init__(self, number: int, worker: "Worker") -> None:
+        self._number, self._worker = number, worker
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._worker.callback({"op": "call", "cb": self._number, "args": self._worker.encode(list(args)),
+                                      "kwargs": self._worker.encode(kwargs)})
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._worker.callback({"op": "getattr", "cb": self._number, "name": name})
+
+    def __repr__(self) -> str:
+        return f"<trusted object #{self._number}>"
+
+
+class TrustedIteratorStub(TrustedStub):
+    """A trusted-side iterator the worker was given: ``next`` asks the trusted side."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> "TrustedIteratorStub":
+        return self
+
+    def __next__(self) -> Any:
+        return self._worker.callback({"op": "next", "cb": self._number})
+
+
+class Worker:
+    """The worker's tables: handles of its objects, stubs of trusted objects."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.objects: dict[int, Any] = {}
+        self.numbers: dict[int, int] = {}  # id(object) -> handle number
+        self.stubs: dict[int, TrustedStub] = {}
+        self.twins: set[type] = set()  # classes made by ``subclass``: their instances say so
+        self.endpoint = Endpoint(read_fd, write_fd, self.serve)
+
+    # ------------------------------------------------------------------ values
+
+    def handle(self, obj: Any) -> dict:
+        if isinstance(obj, TrustedStub):
+            return {"cb": obj._number, "iterator": isinstance(obj, TrustedIteratorStub)}
+        number = self.numbers.get(id(obj))
+        if number is None:
+            number = len(self.objects) + 1
+            while number in self.objects:
+                number += 1
+            self.objects[number], self.numbers[id(obj)] = obj, number
+        body: dict[str, Any] = {"ref": number, "kind": "object"}
+        if isinstance(obj, types.ModuleType):
+            body.update(kind="module", name=obj.__name__)
+        elif self.twins and any(c in self.twins for c in type(obj).__mro__):
+            body["twin"] = self.handle(type(obj))["ref"]
+        elif isinstance(obj, type):
+            body.update(kind="class", name=obj.__qualname__)
+            if issubclass(obj, BaseException):
+                body["bases"] = [c.__name__ for c in obj.__mro__ if c.__module__ == "builtins" and c.__name__ in SAFE_BUILTIN_EXCEPTIONS]
+        return body
+
+    def encode(self, value: Any) -> Any:
+        return encode(value, self.handle, identify=lambda array: self.handle(array)["ref"])
+
+    def resolve(self, kind: str, data: dict) -> Any:
+        if kind == "npy":
+            return data["npy"]  # an array the trusted side sends is its own copy
+        number = data.get(kind)
+        if kind == "ref":
+            if number not in self.objects:
+                raise ProtocolError(f"unknown handle {str(number)[:20]}")
+            return self.objects[number]
+        if not isinstance(number, int):
+            raise ProtocolError("a malformed callback handle")
+        if number not in self.stubs:
+            self.stubs[number] = (TrustedIteratorStub if data.get("iterator") is True else TrustedStub)(number, self)
+        return self.stubs[number]
+
+    def decode(self, data: Any) -> Any:
+        return decode(data, self.resolve)
+
+    def drop(self, numbers: Any) -> None:
+        for number in numbers if isinstance(numbers, list) else []:
+            obj = self.objects.pop(number, None) if isinstance(number, int) else None
+            if obj is not None:
+                self.numbers.pop(id(obj), None)
+
+    # ------------------------------------------------------------------ requests
+
+    def serve(self, message: dict) -> dict:
+        self.drop(message.get("drop"))
+        arrays: list[np.ndarray] = []
+        try:
+            value = self.perform(message, arrays)
+            reply: dict[str, Any] = {"value": self.encode(value)}
+            if arrays:
+                reply["arrays"] = [self.encode(a) for a in arrays]
+            return reply
+        except BaseException as error:  # graded code may raise anything, SystemExit included
+            return {"error": error_body(error)}
+
+    def perform(self, message: dict, arrays: list) -> Any:
+        op = message["op"]
+        if op == "import":
+            name = str(message.get("name"))
+            if name != PACKAGE and not name.startswith(PACKAGE + "."):
+                raise ImportError(f"only {PACKAGE} modules can be imported, not {name!r}")
+            return importlib.import_module(name)
+        target = self.decode(message.get("obj"))
+        if op == "getattr":
+            return getattr(target, str(message.get("name")))
+        if op == "setattr":
+            return setattr(target, str(message.get("name")), self.decode(message.get("value")))
+        if op == "delattr":
+            return delattr(target, str(message.get("name")))
+        if op == "call":
+            args = self.decode(message.get("args", {"list": []}))
+            kwargs = self.decode(message.get("kwargs", {"dict": []}))
+            arrays.extend(a for a in [*args, *kwargs.values()] if isinstance(a, np.ndarray))
+            return target(*args, **kwargs)
+        if op == "op":
+            function = OPERATIONS.get(str(message.get("name")))
+            if function is None:
+                raise ProtocolError(f"unknown operation {str(message.get('name'))[:40]!r}")
+            return function(target, *self.decode(message.get("args", {"list": []})))
+        if op == "subclass":
+            return self.subclass(target, message)
+        if op == "super":
+            instance = self.decode(message.get("instance"))
+            return getattr(super(target, instance), str(message.get("name")))
+        raise ProtocolError(f"unknown request {op[:40]!r}")
+
+    def subclass(self, bases: Any, message: dict) -> type:
+        """A class deriving from ``bases`` whose listed members call the trusted side back."""
+        namespace: dict[str, Any] = {"__module__": "remote_tests", "__qualname__": str(message.get("name"))}
+        for name, kind, number in self.decode(message.get("members", {"list": []})):
+            stub = self.resolve("cb", {"cb": number})
+            namespace[str(name)] = MEMBER_KINDS[kind](_forwarder(stub, str(name)))
+        first = bases[0]
+        twin = type(first)(str(message.get("name")), tuple(bases), namespace)
+        self.twins.add(twin)
+        return twin
+
+    def callback(self, message: dict) -> Any:
+        reply = self.endpoint.request(message)
+        if "error" in reply:
+            body = reply["error"] if isinstance(reply["error"], dict) else {}
+            name, text = str(body.get("type", "Exception")), str(body.get("message", ""))
+            kind = getattr(builtins, name) if name in SAFE_BUILTIN_EXCEPTIONS else RuntimeError
+            raise kind(text if kind is not RuntimeError else f"{name}: {text}")
+        return self.decode(reply.get("value"))
+
+
+def _forwarder(stub: TrustedStub, name: str) -> Callable[..., Any]:
+    def member(*args: Any, **kwargs: Any) -> Any:
+        return stub(*args, **kwargs)
+
+    member.__name__ = member.__qualname__ = name
+    return member
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    read_fd, write_fd = (int(part) for part in os.environ[FDS_VARIABLE].split(","))
+    sys.stdin = open(os.devnull)
+    Worker(read_fd, write_fd).endpoint.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""The remote-object protocol of the grader (``minitorch.course.remote``).
+
+A real worker (``python -m minitorch.course.remote.worker`` importing this checkout's
+minitorch) answers a trusted :class:`Connection` here; expected values are Python's own
+arithmetic and hand-derived derivatives. Fake workers written in the tests answer with
+crafted, garbage, truncated or no messages: the trusted side must refuse them with a
+``ProtocolError`` (a failed test, never a crash) and must never run code a message names.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+from minitorch.course.remote.client import Connection, RemoteClass, RemoteError, RemoteObject
+from minitorch.course.remote.protocol import ChannelClosed, ProtocolError, decode, encode
+
+ROOT = Path(__file__).resolve().parents[1]
+#: seconds a request may wait in these tests (a hanging fake worker must end the wait)
+REQUEST_TIMEOUT = 30.0
+HANG_TIMEOUT = 1.0
+
+
+def start(argv: list[str], timeout: float = REQUEST_TIMEOUT) -> tuple[Connection, subprocess.Popen]:
+    """Start ``argv`` as a worker on a fresh pair of pipes; the trusted connection to it."""
+    worker_reads, trusted_writes = os.pipe()
+    trusted_reads, worker_writes = os.pipe()
+    env = dict(os.environ, MINITORCH_REMOTE_FDS=f"{worker_reads},{worker_writes}", PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(argv, env=env, pass_fds=(worker_reads, worker_writes), cwd=ROOT)
+    os.close(worker_reads)
+    os.close(worker_writes)
+    return Connection(trusted_reads, trusted_writes, timeout), process
+
+
+def stop(conn: Connection, process: subprocess.Popen) -> None:
+    conn.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="module")
+def worker() -> Iterator[Connection]:
+    conn, process = start([sys.executable, "-m", "minitorch.course.remote.worker"])
+    yield conn
+    stop(conn, process)
+
+
+def remote_module(conn: Connection, name: str):
+    reply = conn.request_raw({"op": "import", "name": name})
+    return conn.module(reply["value"]["ref"], name)
+
+
+# ---------------------------------------------------------------------- values
+
+
+VALUES = [
+    None, True, False, 0, -7, 2**70, 1.5, -0.0, math.inf, -math.inf, "text ünïcode", [], (), {},
+    [1, [2.5, (3, "x")]], {"a": 1, 2: [None]}, (1.0, {"k": (True,)}), b"\x00\xffbytes", slice(1, None, 2), Ellipsis,
+    OrderedDict([("b", 1), ("a", 2)]), {1, "x"}, frozenset({2.5}),
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_plain_values_round_trip_through_the_worker(worker: Connection, value: object) -> None:
+    operators = remote_module(worker, "minitorch.operators")
+    back = operators.identity(value)
+    assert back == value and type(back) is type(value)
+    if isinstance(value, float):
+        assert math.copysign(1.0, back) == math.copysign(1.0, value)  # -0.0 stays -0.0
+
+
+def test_nan_and_arrays_round_trip(worker: Connection) -> None:
+    operators = remote_module(worker, "minitorch.operators")
+    assert math.isnan(operators.identity(math.nan))
+    for array in (np.arange(6, dtype=np.float64).reshape(2, 3), np.array([True, False]), np.zeros((0, 4), np.int32)):
+        back = operators.identity(array)
+        assert back.dtype == array.dtype and back.shape == array.shape and np.array_equal(back, array)
+    for dtype in (np.dtype("float32"), np.dtype(bool), np.dtype("<i8")):
+        assert operators.identity(dtype) == dtype
+    assert operators.identity(np.float16) is np.float16
+    scalar = operators.identity(np.int64(5))
+    assert type(scalar) is np.int64 and scalar == 5
+
+
+def test_arrays_the_worker_fills_are_copied_back(worker: Connection) -> None:
+    tensor_data = remote_module(worker, "minitorch.tensor_data")
+    out = np.zeros(3, dtype=np.int32)
+    tensor_data.to_index(23, np.array([2, 3, 4], dtype=np.int32), out)
+    assert out.tolist() == [1, 2, 3]  # 23 = 1*12 + 2*4 + 3
+
+
+def test_one_worker_array_stays_one_array(worker: Connection) -> None:
+    tensor_data = remote_module(worker, "minitorch.tensor_data")
+    data = tensor_data.TensorData(np.arange(6.0), (2, 3))
+    storage = data.storage
+    assert data.permute(1, 0).storage is storage and np.array_equal(storage, np.arange(6.0))
+    data.storage[...] = 0.0  # a fresh copy is changed, not the worker's array
+    assert np.array_equal(data.storage, np.arange(6.0)) and storage is data.storage
+
+
+# ---------------------------------------------------------------------- proxies and callbacks
+
+
+def test_proxies_compute_like_the_objects_they_stand_for(worker: Connection) -> None:
+    scalar = remote_module(worker, "minitorch.scalar")
+    x, y = scalar.Scalar(2.0), scalar.Scalar(3.0)
+    z = x * y + 1.0 - x / y
+    assert isinstance(z, RemoteObject) and z.data == pytest.approx(2 * 3 + 1 - 2 / 3)
+    assert (3.0 - x).data == 1.0 and (-x).data == -2.0
+    assert repr(x) == "Scalar(2.0000)"
+    z.backward()
+    assert x.derivative == pytest.approx(3 - 1 / 3) and y.derivative == pytest.approx(2 + 2 / 9)
+    assert isinstance(scalar.Scalar, RemoteClass) and isinstance(z, scalar.Scalar) and not isinstance(2.0, scalar.Scalar)
+    first, second = (x * y).parents
+    assert first is x and second is y  # one proxy per worker object
+
+
+def test_modules_reached_as_attributes_are_packages(worker: Connection) -> None:
+    nn = remote_module(worker, "minitorch").nn
+    assert nn.__path__ == [] and nn.functional.relu is not None
+
+
+def test_remote_exceptions_come_back_as_builtins(worker: Connection) -> None:
+    operators = remote_module(worker, "minitorch.operators")
+    with pytest.raises(TypeError):
+        operators.mul(1.0)
+    with pytest.raises(AttributeError):
+        operators.no_such_function
+    with pytest.raises(ImportError):
+        worker.request({"op": "import", "name": "os"})
+
+
+def test_lambdas_and_iterators_run_on_the_trusted_side(worker: Connection) -> None:
+    operators = remote_module(worker, "minitorch.operators")
+    seen = []
+
+    def double(v: float) -> float:
+        seen.append(v)
+        return 2 * v
+
+    assert operators.map_each(double)(iter([1.0, 2.0])) == [2.0, 4.0]
+    assert seen == [1.0, 2.0]
+    assert operators.reduce(lambda a, b: a - b, 10.0)([1.0, 2.0]) == 7.0
+
+
+class Halve:
+    """A test's own object handed to the worker: it may call ``apply`` but not read ``_secret``."""
+
+    _secret = "trusted only"
+
+    def apply(self, v: float) -> float:
+        return v / 2
+
+
+def test_subclass_of_a_proxied_class_calls_back(worker: Connection) -> None:
+    functions = remote_module(worker, "minitorch.scalar_functions")
+    scalar = remote_module(worker, "minitorch.scalar")
+
+    class Square(functions.ScalarFunction):
+        @staticmethod
+        def forward(ctx, x: float) -> float:
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, d: float) -> float:
+            (x,) = ctx.saved_values
+            return 2 * x * d
+
+    x = scalar.Scalar(3.0)
+    y = Square.apply(x)
+    assert y.data == 9.0 and y.history.last_fn is Square
+    y.backward(2.0)
+    assert x.derivative == 12.0
+
+
+def test_a_test_module_subclass_lives_in_the_worker_and_super_reaches_minitorch(worker: Connection) -> None:
+    minitorch = remote_module(worker, "minitorch")
+    nn = minitorch.nn
+
+    class Affine(nn.Module):
+        def __init__(self, scale: float) -> None:
+            super().__init__()
+            self.scale = scale
+            self.bias = nn.Parameter(minitorch.tensor([1.0, 2.0]))
+
+        def forward(self, x):
+            return x * self.scale + self.bias
+
+    model = Affine(3.0)
+    assert isinstance(model, Affine) and isinstance(model, nn.Module)
+    assert [name for name, _ in model.named_parameters()] == ["bias"]  # Module.__init__ ran in the worker
+    with minitorch.backends.use("simple"):  # no kernels to compile
+        out = model(minitorch.tensor([1.0, -1.0]))
+    assert out.tolist() == [4.0, -1.0]
+    assert model.scale == 3.0
+
+
+def test_worker_reads_only_public_attributes_of_test_objects(worker: Connection) -> None:
+    halve = Halve()
+    number = worker.share(halve)
+    method = worker.serve({"op": "getattr", "cb": number, "name": "apply"})["value"]
+    assert worker.serve({"op": "call", "cb": method["cb"], "args": worker.encode([4.0])})["value"] == 2.0
+    refused = worker.serve({"op": "getattr", "cb": number, "name": "_secret"})
+    assert refused["error"]["type"] == "AttributeError"
+    shared_function = worker.share(len)
+    assert worker.serve({"op": "getattr", "cb": shared_function, "name": "name"})["error"]["type"] == "AttributeError"
+    with pytest.raises(TypeError):
+        worker.encode(object())  # not a test's object, not callable, not an iterator: never shared
+
+
+# ---------------------------------------------------------------------- no pickle, no code from messages
+
+
+class Planted:
+    """Unpickling this would create ``path``: the proof that a message ran code."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_crafted_values_never_run_code(tmp_path: Path) -> None:
+    planted = tmp_path / "planted"
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([Planted(str(planted))], dtype=object), allow_pickle=True)
+    pickled_npy = base64.b64encode(buffer.getvalue()).decode()
+    never = lambda kind, data: pytest.fail("no handle in these messages")  # noqa: E731
+    for crafted in (
+        {"npy": pickled_npy}, {"__reduce__": ["os.system", ["true"]]}, {"cb": 1}, {"list": "not a list"},
+        {"dict": [[1]]}, {"npy": "***"}, [1, 2], {"slice": [1]}, {"dtype": "O"}, {"dtype": "i4,f8"}, {"nptype": 3},
+        {"set": [{"list": []}]},
+    ):
+        with pytest.raises(ProtocolError):
+            decode(crafted, never if "cb" not in crafted else _unknown_handle)
+    assert not planted.exists()
+
+
+def _unknown_handle(kind: str, data: dict) -> object:
+    raise ProtocolError("unknown handle")
+
+
+def test_values_that_cannot_travel_are_refused() -> None:
+    with pytest.raises(TypeError):
+        encode(object(), lambda value: (_ for _ in ()).throw(TypeError("no handle")))
+    assert encode([1, (2.0,)], lambda v: {"ref": 0}) == {"list": [1, {"tuple": [2.0]}]}
+
+
+# ---------------------------------------------------------------------- workers that misbehave
+
+
+FAKE_WORKERS = {
+    "garbage": "os.write(w, b'this is not a framed message at all')",
+    "not-json": "os.write(w, struct.pack('>I', 5) + b'{{{{{')",
+    "wrong-reply": "read_message(r); write_message(w, {'re': 99, 'value': 1})",
+    "unknown-handle": "read_message(r); write_message(w, {'re': 1, 'value': {'cb': 12345}})",
+    "pickled-array": "read_message(r); write_message(w, {'re': 1, 'value': {'npy': PICKLED}})",
+    "huge-length": "os.write(w, struct.pack('>I', 2**31))",
+    "crash": "os._exit(3)",
+    "hang": "time.sleep(60)",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FAKE_WORKERS))
+def test_a_misbehaving_worker_is_a_clear_error(kind: str, tmp_path: Path) -> None:
+    planted = tmp_path / "planted"
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([Planted(str(planted))], dtype=object), allow_pickle=True)
+    script = textwrap.dedent(f"""
+        import os, struct, time
+        from minitorch.course.remote.protocol import read_message, write_message
+        PICKLED = {base64.b64encode(buffer.getvalue()).decode()!r}
+        r, w = (int(p) for p in os.environ["MINITORCH_REMOTE_FDS"].split(","))
+        {FAKE_WORKERS[kind]}
+        time.sleep(30)
+    """)
+    conn, process = start([sys.executable, "-c", script], timeout=HANG_TIMEOUT if kind == "hang" else REQUEST_TIMEOUT)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ChannelClosed) as failure:
+            conn.request({"op": "import", "name": "minitorch"})
+        assert "stopped answering" in str(failure.value)
+        assert time.monotonic() - started < REQUEST_TIMEOUT
+        with pytest.raises(ChannelClosed):  # broken for good: later requests fail at once
+            conn.request({"op": "import", "name": "minitorch"})
+        assert not planted.exists()
+    finally:
+        process.kill()
+        stop(conn, process)
+
+
+def test_unknown_exception_types_become_remote_errors(worker: Connection) -> None:
+    error = worker.error({"type": "SomethingOdd", "message": "boom", "bases": ["ValueError", "Exception"]})
+    assert isinstance(error, RemoteError) and isinstance(error, ValueError) and str(error) == "boom"
+    assert type(worker.error({"type": "KeyError", "message": "k"})) is KeyError
+    assert isinstance(worker.error({"type": "SystemExit", "message": ""}), RemoteError)  # never a real exit
+    assert isinstance(worker.error("garbage"), RemoteError)
