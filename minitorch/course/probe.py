@@ -85,7 +85,8 @@ def _code_by_qualname(code: types.CodeType, qualname: str) -> Optional[types.Cod
 
 
 def _function_by_qualname(module: types.ModuleType, qualname: str) -> Optional[types.FunctionType]:
-    """The function object behind ``qualname`` in ``module`` (unwrapping static/class methods)."""
+    """The function object behind ``qualname`` in ``module`` (unwrapping static/class methods and
+    ``functools.wraps`` decorators)."""
     if "<locals>" in qualname:
         return None
     target: Any = module
@@ -99,6 +100,8 @@ def _function_by_qualname(module: types.ModuleType, qualname: str) -> Optional[t
         target = target.__func__
     if isinstance(target, property):
         target = target.fget
+    while isinstance(target, types.FunctionType) and isinstance(getattr(target, "__wrapped__", None), types.FunctionType):
+        target = target.__wrapped__  # a decorated function: the region's code is the wrapped one's
     return target if isinstance(target, types.FunctionType) else None
 
 
