@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 OPCODES = ("placeholder", "get_attr", "call_function", "call_method", "call_module", "output")
 

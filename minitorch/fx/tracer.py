@@ -20,7 +20,7 @@ from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from .graph import Graph
-from .node import Node, map_arg
+from .node import Node
 from .proxy import Proxy
 
 
