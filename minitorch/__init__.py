@@ -80,6 +80,8 @@ from . import distributions  # noqa: E402 - built on nn.functional
 from .nn.functional.activation import log_softmax, softmax  # noqa: E402 - torch.softmax is F.softmax
 
 from . import profiler  # noqa: E402,F401 - minitorch.profiler, as torch.profiler
+
+from . import fx  # noqa: E402,F401 - minitorch.fx, as torch.fx (graph tracing over nn)
 from . import amp  # noqa: E402 - autocast and GradScaler, built on nn's losses
 from .amp import autocast  # noqa: E402
 from .amp import cuda_amp as _cuda_amp  # noqa: E402

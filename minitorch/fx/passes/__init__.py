@@ -1,0 +1,1 @@
+"""Graph passes: shape propagation and Conv+BatchNorm fusion."""
