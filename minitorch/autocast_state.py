@@ -3,8 +3,9 @@
 Inside ``minitorch.autocast(device_type, dtype=float16)`` the ops that gain most from lower
 precision (matrix products, linear layers, convolutions) run in ``dtype``, and the ops that
 need range (the losses; softmax too on cuda) run in float32, whatever dtype their inputs arrive in. The
-ops ask :func:`lower_precision` or :func:`full_precision` for their inputs; outside autocast
-both return their arguments untouched after one flag test, so the fast path pays nothing.
+ops ask :func:`lower_precision` or :func:`full_precision` for their inputs. Until autocast is
+first turned on, :data:`ever_enabled` is False and the hot ops (matmul, linear, convolution)
+test only that flag, without calling in here.
 
 As in PyTorch, only floating tensors other than float64 are cast, and only on the device type
 whose autocast is on. The context manager lives in :mod:`minitorch.amp`.
@@ -34,8 +35,9 @@ class _State(threading.local):
 
 
 _state = _State()
-#: True while any device type's autocast is on in any thread: the one test of the fast path
-_any_enabled = False
+#: False until autocast has been turned on in any thread (it stays True after: a cheap,
+#: conservative test for the hot ops; the per-thread, per-device state decides the casts)
+ever_enabled = False
 
 
 def is_autocast_enabled(device_type: str = "cuda") -> bool:
@@ -43,9 +45,9 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
 
 
 def set_autocast_enabled(device_type: str, enabled: bool) -> None:
-    global _any_enabled
+    global ever_enabled
     _state.enabled[device_type] = enabled
-    _any_enabled = _any_enabled or enabled
+    ever_enabled = ever_enabled or enabled
 
 
 def get_autocast_dtype(device_type: str) -> dtypes.dtype:
@@ -89,7 +91,7 @@ def _cast_all(values: tuple[Any, ...], wanted: dtypes.dtype, eligible: tuple[dty
 
 def lower_precision(*values: Any) -> tuple[Any, ...]:
     """The inputs of a matrix product, linear layer or convolution, in autocast's dtype when it is on."""
-    if not _any_enabled:
+    if not ever_enabled:
         return values
     first = next((v for v in values if getattr(v, "dtype", None) is not None), None)
     if first is None or not is_autocast_enabled(first.device.type):
@@ -100,7 +102,7 @@ def lower_precision(*values: Any) -> tuple[Any, ...]:
 def full_precision(*values: Any, device_types: tuple[str, ...] = ("cpu", "cuda")) -> tuple[Any, ...]:
     """The inputs of a loss (on any device) or a softmax (on cuda only, as in PyTorch's lists), in
     float32 when autocast is on for ``device_types`` (float64 stays float64)."""
-    if not _any_enabled:
+    if not ever_enabled:
         return values
     return _cast_all(values, dtypes.float32, (dtypes.float16,), device_types)
 
@@ -110,7 +112,7 @@ def runs_in_full_precision(function: F) -> F:
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _any_enabled:
+        if ever_enabled:
             args = full_precision(*args)
             kwargs = dict(zip(kwargs, full_precision(*kwargs.values())))
         return function(*args, **kwargs)

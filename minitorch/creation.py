@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Sequence, TypeVar
 import numpy as np
 
 from . import dtypes
+from .autograd.grad_mode import is_grad_enabled
 from .device import DeviceLike, as_device
 from .dispatch import empty as empty_on_device, resolve_device
 from .generator import Generator, default_generator_of
@@ -43,8 +44,6 @@ def _written(out: Optional[Tensor], result: Tensor, op: str) -> Tensor:
         return result
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    from .autograd.grad_mode import is_grad_enabled
-
     if out.requires_grad and is_grad_enabled():
         raise RuntimeError(
             f"{op}(): functions with out=... arguments don't support automatic differentiation, "

@@ -24,9 +24,9 @@ NUMPY_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _aliases_of(function: Callable[..., Any]) -> dict[str, str]:
-    """``{numpy_name: parameter}`` for the parameters of ``function`` that have NumPy names."""
-    parameters = inspect.signature(function).parameters
+def _aliases_of(signature: inspect.Signature) -> dict[str, str]:
+    """``{numpy_name: parameter}`` for the parameters of ``signature`` that have NumPy names."""
+    parameters = signature.parameters
     return {
         alias: name
         for name, aliases in NUMPY_NAMES.items()
@@ -47,7 +47,8 @@ def _with_aliases(signature: inspect.Signature, aliases: dict[str, str]) -> insp
 
 def accepts_numpy_names(function: F) -> F:
     """Let ``function`` take NumPy's names (``axis``, ``keepdims``, ...) for its PyTorch parameters."""
-    aliases = _aliases_of(function)
+    signature = inspect.signature(function)
+    aliases = _aliases_of(signature)
     if not aliases:
         return function
 
@@ -61,7 +62,7 @@ def accepts_numpy_names(function: F) -> F:
                 kwargs[name] = kwargs.pop(alias)
         return function(*args, **kwargs)
 
-    wrapper.__signature__ = _with_aliases(inspect.signature(function), aliases)  # type: ignore[attr-defined]
+    wrapper.__signature__ = _with_aliases(signature, aliases)  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
 
 

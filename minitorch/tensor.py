@@ -30,7 +30,7 @@ from .shapes import infer_size, normalize_dim, shape_from_args
 from .size import Size
 from .tensor_data import TensorData, strides_from_shape
 from .tensor_repr import tensor_repr
-from .autocast_state import lower_precision
+from . import autocast_state
 
 Scalar = Union[int, float, bool]
 Operand = Union["Tensor", int, float, bool]
@@ -1460,7 +1460,8 @@ def _move_to_device(t: Tensor, target: device) -> Tensor:
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
     MatMul = linalg.MatMul  # noqa: N806 - the Function's name
-    a, b = lower_precision(a, b)
+    if autocast_state.ever_enabled:
+        a, b = autocast_state.lower_precision(a, b)
     a_shape, b_shape = a._data.shape, b._data.shape
     if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a.dtype is b.dtype:
         return _named(MatMul.apply(a, b), "MmBackward0")  # two matrices that fit: nothing to check or reshape

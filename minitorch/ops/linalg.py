@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..autograd.function import Context, Function
 from ..dispatch import matmul_op, zip_op
-from ..autocast_state import lower_precision
+from .. import autocast_state
 
 if TYPE_CHECKING:  # tensor.py imports this module
     from ..tensor import Tensor
@@ -74,7 +74,8 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     rows, and for any other number of leading dimensions the rows flattened into one batch
     and the result viewed back (``ViewBackward0``), when the operands fit together (one dtype
     and device, matching sizes); the separate ops otherwise, which also give their errors."""
-    x, weight, bias = lower_precision(x, weight, bias)
+    if autocast_state.ever_enabled:
+        x, weight, bias = autocast_state.lower_precision(x, weight, bias)
     fits = (
         x.dim() >= 1 and weight.dim() == 2 and x.shape[-1] == weight.shape[1] and x.dtype is weight.dtype
         and x.device == weight.device

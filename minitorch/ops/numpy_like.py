@@ -244,10 +244,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 
 def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A002
     """``(min, max)`` over ``dim`` (everything by default)."""
-    if dim is None:
-        return aminmax_result(input.amin(), input.amax()) if not keepdim else aminmax_result(
-            input.amin(tuple(range(input.dim())), True), input.amax(tuple(range(input.dim())), True))
-    return aminmax_result(input.amin(dim, keepdim), input.amax(dim, keepdim))
+    dims = () if dim is None else dim  # no dims: all of them
+    return aminmax_result(input.amin(dims, keepdim), input.amax(dims, keepdim))
 
 
 # ---- products ----

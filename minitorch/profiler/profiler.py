@@ -188,9 +188,10 @@ class profile:  # noqa: N801 - PyTorch's name
         profiling.uninstall()
         if self._recorder is not None:
             self._saved.extend(self._recorder.events)
-            finishing = self.schedule(self.step_num) == ProfilerAction.RECORD_AND_SAVE or self.schedule is _always_record
             self._recorder = None
-            if finishing and self.on_trace_ready is not None and self.schedule is not _always_record:
+            # a scheduled profile that stops on its saving step hands that step's trace over
+            saves = self.schedule is not _always_record and self.schedule(self.step_num) == ProfilerAction.RECORD_AND_SAVE
+            if saves and self.on_trace_ready is not None:
                 self.on_trace_ready(self)
 
     def step(self) -> None:

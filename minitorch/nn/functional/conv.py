@@ -26,7 +26,7 @@ from typing import Optional, Union
 from ...ops.windows import ConstantPad, window_count, windows
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
-from ...autocast_state import lower_precision
+from ... import autocast_state
 
 Padding = Union[str, IntOrTuple]
 PADDING_MODES = ("valid", "same")
@@ -111,7 +111,8 @@ def _check_conv_args(name: str, n: int, input: Tensor, weight: Tensor, bias: Opt
 def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,  # noqa: A002
           padding: Padding, dilation: IntOrTuple, groups: int) -> Tensor:
     """Convolution over the last ``n`` dimensions (see the module docstring)."""
-    input, weight, bias = lower_precision(input, weight, bias)
+    if autocast_state.ever_enabled:
+        input, weight, bias = autocast_state.lower_precision(input, weight, bias)
     steps = ntuple(stride, n, "stride")
     dilations = ntuple(dilation, n, "dilation")
     _check_conv_args(name, n, input, weight, bias, groups, padding, steps, dilations)

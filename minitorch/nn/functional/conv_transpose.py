@@ -33,7 +33,7 @@ from ...ops.windows import ConstantPad
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
 from .conv import _as_2d, check_ranks_and_groups
-from ...autocast_state import lower_precision
+from ... import autocast_state
 
 
 def output_sizes(sizes: tuple[int, ...], kernel: tuple[int, ...], steps: tuple[int, ...], pads: tuple[int, ...],
@@ -103,7 +103,8 @@ def _conv_transpose(name: str, n: int, input: Tensor, weight: Tensor, bias: Opti
                     stride: IntOrTuple, padding: IntOrTuple, output_padding: IntOrTuple, groups: int,
                     dilation: IntOrTuple) -> Tensor:
     """Transposed convolution over the last ``n`` dimensions (see the module docstring)."""
-    input, weight, bias = lower_precision(input, weight, bias)
+    if autocast_state.ever_enabled:
+        input, weight, bias = autocast_state.lower_precision(input, weight, bias)
     if isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     steps, pads = ntuple(stride, n, "stride"), ntuple(padding, n, "padding")

@@ -125,13 +125,13 @@ class CtcLoss(Function):
             losses[n] = loss
             grads[:length, n] = grad
         ctx.grads = grads
-        ctx.like = log_probs
+        ctx.dtype, ctx.device = log_probs.dtype, log_probs.device  # not the tensor: the graph need not keep it
         return tensor(losses, dtype=log_probs.dtype, device=log_probs.device)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], None, None, None, None]:
         scale = grad.detach().cpu().numpy().astype(np.float64)[None, :, None]
-        values = tensor(ctx.grads * scale, dtype=ctx.like.dtype, device=ctx.like.device)
+        values = tensor(ctx.grads * scale, dtype=ctx.dtype, device=ctx.device)
         return values, None, None, None, None
 
 
