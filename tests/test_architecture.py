@@ -29,7 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dispatch", "index_checks"),
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types"),
-    ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/"),
+    ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
+     "distributed/"),
     ("course/", "cli", "train", "datasets", "demo", "__main__", "__init__"),
 )
 
