@@ -38,7 +38,7 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 # to another: the notebooks run a second time compiled for a generic x86-64, so an output that
 # only holds on the machine that wrote it fails here too. Each CPU name keeps its own cache.
 test: $(STAMP) $(TORCH_STAMP)
-	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q
+	MINITORCH_REQUIRE_TORCH=1 MINITORCH_REQUIRE_MPI=1 $(BIN)/python -m pytest -q
 	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q -p no:cacheprovider compat
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 	NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR=$(CURDIR)/.venv/numba-cache-generic $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
