@@ -9,7 +9,7 @@ TORCH_VERSION := 2.13.0
 TORCH_STAMP := $(VENV)/.torch-$(TORCH_VERSION)
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: demo test bench lab docs clean
+.PHONY: demo demo-distributed test bench lab docs clean
 
 # --compile-bytecode: uv leaves the bytecode of what it installs to be compiled on first import,
 # and where bytecode is never written (PYTHONDONTWRITEBYTECODE) every fresh process would
@@ -23,6 +23,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/minitorch train --out out/demo.png
+
+# the demo on 2 ranks over MPI (DistributedDataParallel), with a checkpoint rank 0 saves after each epoch
+demo-distributed: $(STAMP)
+	$(BIN)/minitorch train --distributed --nproc-per-node 2 --out out/demo-distributed.png --checkpoint out/demo-distributed.pt
 
 $(TORCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"

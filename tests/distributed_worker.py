@@ -495,7 +495,53 @@ def _verify_or_raise(module: nn.Module) -> None:
     raise RuntimeError("")  # rank 0 matches itself: nothing to report
 
 
+# ---- minitorch train --distributed: checkpoints by rank 0, resume equal to an uninterrupted run ----
+
+OUT_DIR = Path(".")
+QUICK_TRAIN = ["--distributed", "--dataset", "xor", "--epochs", "4", "--points", "40", "--hidden", "8",
+               "--no-progress"]
+
+
+class Interrupted(Exception):
+    """Stands for a run killed between two epochs."""
+
+
+@check
+def train_resume_equals_uninterrupted() -> None:
+    from minitorch import train
+
+    def options(name: str) -> list[str]:
+        return QUICK_TRAIN + ["--out", str(OUT_DIR / f"{name}.png"), "--checkpoint", str(OUT_DIR / f"{name}.pt")]
+
+    whole = train.main(options("whole"))
+    epochs_run = []
+    original = train.train_epoch
+
+    def stop_at_third(*args: object) -> tuple[float, float]:
+        if len(epochs_run) == 2:
+            raise Interrupted
+        epochs_run.append(1)
+        return original(*args)
+
+    train.train_epoch = stop_at_third
+    try:
+        train.main(options("cut"))
+    except Interrupted:
+        pass
+    finally:
+        train.train_epoch = original
+    assert torch.load(OUT_DIR / "cut.pt")["epoch"] == 2
+    resumed = train.main(options("cut") + ["--resume"])
+    for got, expected in zip(resumed.model.parameters(), whole.model.parameters()):
+        np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+    assert resumed.history.train_loss == whole.history.train_loss
+    saved = torch.load(OUT_DIR / "whole.pt")
+    assert saved["epoch"] == 4 and list(saved["model"]) == list(whole.model.state_dict())  # no "module." prefix
+
+
 def main(out_dir: str) -> None:
+    global OUT_DIR
+    OUT_DIR = Path(out_dir)
     dist.init_process_group(backend="mpi")
     path = Path(out_dir) / f"rank{dist.get_rank()}.json"
     results: dict[str, str] = {}
