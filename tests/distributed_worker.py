@@ -271,6 +271,24 @@ def barrier_sync_and_async() -> None:
     assert work.wait()
 
 
+@check
+def mismatched_collectives_detected_in_debug_mode() -> None:
+    from minitorch.distributed.debug import CollectiveChecker
+
+    world = dist.group.WORLD
+    world.checker = CollectiveChecker()  # what TORCH_DISTRIBUTED_DEBUG=DETAIL gives at init
+    try:
+        dist.all_reduce(torch.ones(3))  # the same on both ranks: fine
+        rank = dist.get_rank()
+        expect_error(RuntimeError, "Detected mismatch between collectives on ranks. Rank "
+                     f"{rank} is running collective: CollectiveFingerPrint(SequenceNumber=1, OpType=ALLREDUCE, "
+                     f"TensorShape=[{3 + rank}]", lambda: dist.all_reduce(torch.ones(3 + rank)))
+        expect_error(RuntimeError, "OpType=BROADCAST" if rank else "OpType=ALLREDUCE",
+                     lambda: dist.broadcast(torch.ones(2), src=0) if rank else dist.all_reduce(torch.ones(2)))
+    finally:
+        world.checker = None
+
+
 # ---- point to point ----
 
 
@@ -399,6 +417,23 @@ def ddp_buckets_in_reverse_order() -> None:
         sizes = [params[index].numel() * 8 for index in bucket]
         assert sum(sizes[:-1]) < 100
     assert len(DDP(build_model(0)).reducer.buckets) == 1  # PyTorch's defaults: one bucket for a small model
+
+
+@check
+def ddp_starts_buckets_during_backward() -> None:
+    """The all-reduce of the last layer's bucket is on its way before backward reaches the first layer."""
+    model, buckets_started = build_model(0), []
+    holder: dict[str, DDP] = {}
+
+    def record(param: torch.Tensor) -> None:  # registered before DDP's hook: runs just before it
+        buckets_started.append([bucket.work is not None for bucket in holder["ddp"].reducer.buckets])
+
+    model[0].weight.register_post_accumulate_grad_hook(record)
+    holder["ddp"] = DDP(model, bucket_cap_mb=100 / 2**20)  # buckets [b2 W2] [b1 W1] [b0 W0]
+    inputs, targets = batches()[0]
+    nn.CrossEntropyLoss()(holder["ddp"](half(inputs)), half(targets)).backward()
+    assert buckets_started == [[True, True, False]], (buckets_started, [b.indices for b in holder["ddp"].reducer.buckets])
+    assert all(bucket.work.is_completed() for bucket in holder["ddp"].reducer.buckets)  # all waited for
 
 
 @check

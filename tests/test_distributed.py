@@ -76,6 +76,18 @@ def _root():
     return Path(minitorch.__file__).resolve().parent.parent
 
 
+def test_debug_detail_turns_on_the_collective_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from minitorch.distributed import debug
+
+    monkeypatch.delenv(debug.VARIABLE, raising=False)
+    assert debug.enabled_checker() is None
+    monkeypatch.setenv(debug.VARIABLE, "DETAIL")
+    assert isinstance(debug.enabled_checker(), debug.CollectiveChecker)
+    printed = debug.describe(debug.fingerprint(4, "REDUCE", minitorch.zeros(2, 3), 1, int(dist.ReduceOp.MAX)))
+    assert printed == ("CollectiveFingerPrint(SequenceNumber=4, OpType=REDUCE, TensorShape=[2, 3], "
+                       "TensorDtypes=minitorch.float32, Root=1, ReduceOp=MAX)")
+
+
 def test_reduce_op_matches_torch(torch_ref) -> None:
     import torch.distributed as tdist
 

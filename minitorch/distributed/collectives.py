@@ -54,6 +54,7 @@ def all_reduce(tensor: Tensor, op: OpLike = ReduceOp.SUM, group: Optional[Proces
     check_single_tensor(tensor, "tensor")
     pg = default_group(group)
     reduction, average = mpi_op(op, tensor.dtype)
+    pg.check_collective("ALLREDUCE", tensor, reduction=as_red_op_type(op))
     buffer = HostBuffer(tensor)
     request = pg.comm.Iallreduce(mpi().IN_PLACE, buffer.array, op=reduction)
 
@@ -72,6 +73,7 @@ def reduce(tensor: Tensor, dst: Optional[int] = None, op: OpLike = ReduceOp.SUM,
     pg = default_group(group)
     root = group_rank(pg, dst, group_dst, "destination")
     reduction, average = mpi_op(op, tensor.dtype)
+    pg.check_collective("REDUCE", tensor, root, as_red_op_type(op))
     buffer = HostBuffer(tensor)
     is_root = pg.rank() == root
     if is_root:
@@ -94,6 +96,7 @@ def broadcast(tensor: Tensor, src: Optional[int] = None, group: Optional[Process
     check_single_tensor(tensor, "tensor")
     pg = default_group(group)
     root = group_rank(pg, src, group_src, "source")
+    pg.check_collective("BROADCAST", tensor, root)
     buffer = HostBuffer(tensor)
     request = pg.comm.Ibcast(buffer.array, root=root)
     return issue(Work([request], buffer.commit, [tensor], [buffer]), async_op)
@@ -107,6 +110,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Optional[Proces
     pg = default_group(group)
     check_same_dtype([tensor] + tensor_list)
     check_same_numel(tensor_list, tensor, "tensor_list", pg.size())
+    pg.check_collective("ALLGATHER", tensor)
     send = HostBuffer(tensor).array
     received = np.empty(tensor.numel() * pg.size(), dtype=send.dtype)
     request = pg.comm.Iallgather(send, received)
@@ -123,6 +127,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: O
     if output_tensor.numel() != input_tensor.numel() * pg.size():
         raise ValueError(f"output tensor must have world_size ({pg.size()}) times the input's {input_tensor.numel()} "
                          f"elements, got {output_tensor.numel()}")
+    pg.check_collective("ALLGATHER", input_tensor)
     send, output = HostBuffer(input_tensor), HostBuffer(output_tensor)
     request = pg.comm.Iallgather(send.array, output.array)
     return issue(Work([request], output.commit, [output_tensor], [send, output]), async_op)
@@ -148,6 +153,7 @@ def gather(tensor: Tensor, gather_list: Optional[list[Tensor]] = None, dst: Opti
     is_root = pg.rank() == root
     outputs = _check_list_for_root(is_root, gather_list, "gather_list", "destination")
     check_same_dtype([tensor] + outputs)
+    pg.check_collective("GATHER", tensor, root)
     send = HostBuffer(tensor).array
     received = None
     if is_root:
@@ -172,6 +178,7 @@ def scatter(tensor: Tensor, scatter_list: Optional[list[Tensor]] = None, src: Op
     is_root = pg.rank() == root
     inputs = _check_list_for_root(is_root, scatter_list, "scatter_list", "source")
     check_same_dtype([tensor] + inputs)
+    pg.check_collective("SCATTER", tensor, root)
     send = None
     if is_root:
         check_same_numel(inputs, tensor, "scatter_list", pg.size())
@@ -207,6 +214,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: OpLike = ReduceOp.S
 
 def _reduce_scatter(pg: ProcessGroup, output: Tensor, send: np.ndarray, op: OpLike, async_op: bool) -> Optional[Work]:
     reduction, average = mpi_op(op, output.dtype)
+    pg.check_collective("REDUCE_SCATTER", output, reduction=as_red_op_type(op))
     buffer = HostBuffer(output)
     request = pg.comm.Ireduce_scatter_block(send, buffer.array, op=reduction)
 
@@ -222,4 +230,5 @@ def barrier(group: Optional[ProcessGroup] = None, async_op: bool = False,
             device_ids: Optional[list[int]] = None) -> Optional[Work]:
     """Return once every rank has called ``barrier``."""
     pg = default_group(group)
+    pg.check_collective("BARRIER")
     return issue(Work([pg.comm.Ibarrier()]), async_op)

@@ -12,6 +12,8 @@ import warnings
 from datetime import timedelta
 from typing import Any, Optional
 
+from .debug import CollectiveChecker, enabled_checker
+
 MPI_BACKEND = "mpi"
 #: PyTorch's other backends: named in the error that refuses them
 OTHER_BACKENDS = ("gloo", "nccl", "ucc", "xccl", "fake")
@@ -23,9 +25,16 @@ NO_MPI = ("Distributed package doesn't have MPI built in: minitorch's MPI backen
 class ProcessGroup:
     """The processes that take part in a collective: here always all of them (``MPI.COMM_WORLD``)."""
 
-    def __init__(self, comm: Any, backend: str) -> None:
+    def __init__(self, comm: Any, backend: str, checker: Optional[CollectiveChecker] = None) -> None:
         self.comm = comm
         self.backend = backend
+        self.checker = checker  # TORCH_DISTRIBUTED_DEBUG=DETAIL: compares each collective across ranks
+
+    def check_collective(self, kind: str, tensor: Any = None, root: Optional[int] = None,
+                         reduction: Optional[int] = None) -> None:
+        """With ``TORCH_DISTRIBUTED_DEBUG=DETAIL``: raise if another rank runs a different collective now."""
+        if self.checker is not None:
+            self.checker.check(self.comm, kind, tensor, root, reduction)
 
     def rank(self) -> int:
         return int(self.comm.Get_rank())
@@ -106,7 +115,7 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
                       "assigned by the MPI runtime.", stacklevel=2)
     from mpi4py import MPI
 
-    GroupMember.WORLD = ProcessGroup(MPI.COMM_WORLD, name)
+    GroupMember.WORLD = ProcessGroup(MPI.COMM_WORLD, name, enabled_checker())
 
 
 def destroy_process_group(group: Optional[ProcessGroup] = None) -> None:
