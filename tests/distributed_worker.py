@@ -339,6 +339,19 @@ def recv_too_small_is_an_error() -> None:
         expect_error(Exception, "truncated", lambda: dist.recv(torch.zeros(2), src=0))
 
 
+@check
+def ring_all_reduce_equals_all_reduce() -> None:
+    from minitorch.distributed.ring import ring_all_reduce
+
+    for shape in ((1,), (5,), (7, 3)):
+        ring = mine(shape)
+        ring_all_reduce(ring)
+        assert_equal(ring, all_inputs(shape).sum(0))
+    transposed = mine((3, 4)).T  # not contiguous: through a copy, written back
+    ring_all_reduce(transposed)
+    assert_equal(transposed, all_inputs((3, 4)).sum(0).T)
+
+
 # ---- DistributedDataParallel ----
 
 

@@ -171,6 +171,18 @@ def test_contiguous_tensors_reach_mpi_without_a_copy() -> None:
     assert base[:, 2].tolist() == [7.0] * 3
 
 
+def test_ring_chunks_and_cost_model() -> None:
+    from minitorch.distributed.ring import chunk_bounds, ring_all_reduce_seconds
+
+    assert chunk_bounds(7, 3) == [(0, 3), (3, 5), (5, 7)]
+    assert chunk_bounds(2, 4) == [(0, 1), (1, 2), (2, 2), (2, 2)]
+    # p = 4, n = 8 bytes, alpha = 1, beta = 0.5: 2*3*1 + 2*(3/4)*8*0.5 = 6 + 6
+    assert ring_all_reduce_seconds(4, 8, 1.0, 0.5) == 12.0
+    assert ring_all_reduce_seconds(1, 8, 1.0, 0.5) == 0.0
+    with pytest.raises(ValueError, match="ranks must be at least 1, got 0"):
+        ring_all_reduce_seconds(0, 8, 1.0, 0.5)
+
+
 # ---- DistributedSampler against PyTorch's ----
 
 

@@ -90,6 +90,30 @@ def test_on_two_ranks(rank_results: list[dict[str, str]], name: str) -> None:
         assert results[name] == "ok", f"rank {rank}:\n{results[name]}"
 
 
+def test_ring_all_reduce_on_three_ranks(tmp_path: Path) -> None:
+    """The ring's chunk arithmetic with an odd ring, sizes not divisible by it, against MPI's all_reduce."""
+    _require_mpi()
+    script = tmp_path / "ring.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import minitorch as torch
+        import minitorch.distributed as dist
+        from minitorch.distributed.ring import ring_all_reduce
+        dist.init_process_group()
+        for numel in (1, 2, 7, 10):
+            values = np.random.default_rng(dist.get_rank()).normal(size=numel)
+            ring, reference = torch.from_numpy(values.copy()), torch.from_numpy(values.copy())
+            ring_all_reduce(ring)
+            dist.all_reduce(reference)
+            np.testing.assert_allclose(ring.numpy(), reference.numpy(), rtol=1e-12, atol=1e-12)
+        print("ring ok on rank", dist.get_rank())
+    """))
+    line = [sys.executable, "-m", "minitorch.distributed.run", "--nproc-per-node", "3", str(script)]
+    done = subprocess.run(line, capture_output=True, text=True, timeout=JOB_TIMEOUT, env=_environment())
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split("\n"))[1:] == [f"ring ok on rank {rank}" for rank in range(3)]
+
+
 FAILING = {
     "raises": "raise ValueError('rank one gave up')",
     "exits": "sys.exit('rank one gave up')",
