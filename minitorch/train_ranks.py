@@ -68,7 +68,7 @@ def relaunch(args: argparse.Namespace, options: dict[str, argparse.Action]) -> i
     for dest, action in options.items():
         value = getattr(args, dest, None)
         flag = action.option_strings[-1]
-        if isinstance(action, argparse._StoreTrueAction):  # noqa: SLF001 - argparse's flag action
+        if action.nargs == 0:  # a flag (store_true)
             line += [flag] if value else []
         elif value is not None:
             line += [flag, str(value)]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from .process_group import ProcessGroup, default_group, group_rank, mpi
+from .process_group import ProcessGroup, default_group, peer_rank, mpi
 from .reduce_op import RedOpType, ReduceOp, as_red_op_type
 from .tensor_buffer import (HostBuffer, check_same_dtype, check_same_numel, check_single_tensor, check_tensor_list,
                             gathered, spread)
@@ -71,7 +71,7 @@ def reduce(tensor: Tensor, dst: Optional[int] = None, op: OpLike = ReduceOp.SUM,
     """Rank ``dst``'s ``tensor`` becomes the reduction over all ranks; the others' stay as they were."""
     check_single_tensor(tensor, "tensor")
     pg = default_group(group)
-    root = group_rank(pg, dst, group_dst, "destination")
+    root = peer_rank(pg, dst, group_dst, "destination")
     reduction, average = mpi_op(op, tensor.dtype)
     pg.check_collective("REDUCE", tensor, root, as_red_op_type(op))
     buffer = HostBuffer(tensor)
@@ -95,7 +95,7 @@ def broadcast(tensor: Tensor, src: Optional[int] = None, group: Optional[Process
     """Every rank's ``tensor`` becomes rank ``src``'s."""
     check_single_tensor(tensor, "tensor")
     pg = default_group(group)
-    root = group_rank(pg, src, group_src, "source")
+    root = peer_rank(pg, src, group_src, "source")
     pg.check_collective("BROADCAST", tensor, root)
     buffer = HostBuffer(tensor)
     request = pg.comm.Ibcast(buffer.array, root=root)
@@ -149,7 +149,7 @@ def gather(tensor: Tensor, gather_list: Optional[list[Tensor]] = None, dst: Opti
     """On rank ``dst``, ``gather_list[r]`` becomes rank ``r``'s ``tensor`` (``gather_list`` only there)."""
     check_single_tensor(tensor, "tensor")
     pg = default_group(group)
-    root = group_rank(pg, dst, group_dst, "destination", default=0)
+    root = peer_rank(pg, dst, group_dst, "destination", default=0)
     is_root = pg.rank() == root
     outputs = _check_list_for_root(is_root, gather_list, "gather_list", "destination")
     check_same_dtype([tensor] + outputs)
@@ -174,7 +174,7 @@ def scatter(tensor: Tensor, scatter_list: Optional[list[Tensor]] = None, src: Op
     """Rank ``r``'s ``tensor`` becomes rank ``src``'s ``scatter_list[r]`` (``scatter_list`` only on ``src``)."""
     check_single_tensor(tensor, "tensor")
     pg = default_group(group)
-    root = group_rank(pg, src, group_src, "source", default=0)
+    root = peer_rank(pg, src, group_src, "source", default=0)
     is_root = pg.rank() == root
     inputs = _check_list_for_root(is_root, scatter_list, "scatter_list", "source")
     check_same_dtype([tensor] + inputs)

@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Optional
 
 from ..tensor import Tensor
-from .process_group import ProcessGroup, default_group, group_rank, mpi
+from .process_group import ProcessGroup, default_group, peer_rank, mpi
 from .tensor_buffer import HostBuffer, check_single_tensor
 from .work import Work
 
 
 
 def _peer(pg: ProcessGroup, rank: Optional[int], group_peer: Optional[int], role: str) -> int:
-    peer = group_rank(pg, rank, group_peer, role.lower())
+    peer = peer_rank(pg, rank, group_peer, role.lower())
     if peer == pg.rank():
         raise ValueError(f"Invalid {role.lower()} rank: {role.lower()} rank should not be the same as the rank of "
                          "the current process.")

@@ -160,13 +160,13 @@ def mpi() -> Any:
     return MPI
 
 
-def group_rank(group: ProcessGroup, rank: Optional[int], group_rank_: Optional[int], role: str,
-               default: Optional[int] = None) -> int:
+def peer_rank(group: ProcessGroup, rank: Optional[int], group_rank: Optional[int], role: str,
+              default: Optional[int] = None) -> int:
     """The rank a call names as ``src``/``dst`` (or ``group_src``/``group_dst``: the same in the one
     group there is), checked against the group's size."""
-    if rank is not None and group_rank_ is not None:
+    if rank is not None and group_rank is not None:
         raise ValueError("Can't specify both group_rank and global_rank")
-    chosen = rank if rank is not None else group_rank_ if group_rank_ is not None else default
+    chosen = rank if rank is not None else group_rank if group_rank is not None else default
     if chosen is None:
         raise ValueError("Must specify global_rank or group_rank")
     size = group.size()

@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import distributed as dist
 from ...autograd import is_grad_enabled
+from ...distributed.process_group import default_group
 from ...creation import from_numpy
 from ...tensor import Tensor
 from ..modules.module import Module
@@ -39,7 +40,7 @@ class DistributedDataParallel(Module):
                  gradient_as_bucket_view: bool = False, static_graph: bool = False,
                  forward_sync_buffers: Optional[bool] = None) -> None:
         super().__init__()
-        self.process_group = dist.process_group.default_group(process_group)
+        self.process_group = default_group(process_group)
         params = list(module.parameters())
         trained = [param for param in params if param.requires_grad]
         if not trained:
