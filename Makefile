@@ -9,7 +9,7 @@ TORCH_VERSION := 2.13.0
 TORCH_STAMP := $(VENV)/.torch-$(TORCH_VERSION)
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 
-.PHONY: demo test bench lab docs clean
+.PHONY: demo demo-distributed test bench lab docs clean
 
 # --compile-bytecode: uv leaves the bytecode of what it installs to be compiled on first import,
 # and where bytecode is never written (PYTHONDONTWRITEBYTECODE) every fresh process would
@@ -23,6 +23,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/minitorch train --out out/demo.png
+
+# the demo on 2 ranks over MPI (DistributedDataParallel), with a checkpoint rank 0 saves after each epoch
+demo-distributed: $(STAMP)
+	$(BIN)/minitorch train --distributed --nproc-per-node 2 --out out/demo-distributed.png --checkpoint out/demo-distributed.pt
 
 $(TORCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
@@ -38,7 +42,7 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 # to another: the notebooks run a second time compiled for a generic x86-64, so an output that
 # only holds on the machine that wrote it fails here too. Each CPU name keeps its own cache.
 test: $(STAMP) $(TORCH_STAMP)
-	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q
+	MINITORCH_REQUIRE_TORCH=1 MINITORCH_REQUIRE_MPI=1 $(BIN)/python -m pytest -q
 	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q -p no:cacheprovider compat
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 	NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR=$(CURDIR)/.venv/numba-cache-generic $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks

@@ -232,6 +232,23 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         hooks[handle.id] = hook
         return handle
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[["Tensor"], None]) -> Any:
+        """Call ``hook(tensor)`` each time backward has added into this leaf's ``.grad`` (after all its
+        gradients of that backward are summed): what DistributedDataParallel starts its all-reduce from."""
+        from .utils.hooks import RemovableHandle
+
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        node = self._grad_node()
+        assert isinstance(node, AccumulateGrad)
+        if node.post_accumulate_hooks is None:
+            node.post_accumulate_hooks = OrderedDict()
+        handle = RemovableHandle(node.post_accumulate_hooks)
+        node.post_accumulate_hooks[handle.id] = hook
+        return handle
+
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor after backward."""
         if not self.requires_grad:

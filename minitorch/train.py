@@ -7,6 +7,8 @@ shuffling ``DataLoader``, an ``nn.Sequential`` MLP, ``CrossEntropyLoss``, an opt
     python -m minitorch.train                                 # the demo: the 2-D "split" set
     python -m minitorch.train --dataset digits                # 8x8 digits (needs minitorch[digits])
     minitorch train --dataset spiral --hidden 32 --layers 3 --optimizer sgd --lr 0.1
+    minitorch train --distributed --nproc-per-node 2         # 2 ranks over MPI (needs minitorch[distributed])
+    minitorch train --checkpoint out/run.pt --resume          # go on where an interrupted run stopped
 
 It shows a progress bar (loss and accuracy), prints the time per epoch (the first apart:
 it includes compiling or loading the Numba kernels) and the final accuracies, and saves a
@@ -19,15 +21,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
 import minitorch
-from minitorch import nn
+from minitorch import nn, train_ranks
 from minitorch.datasets import DATASETS, DIGITS_CLASSES, digits_split
 from minitorch.tensor import Tensor
 from minitorch.utils.data import DataLoader, TensorDataset
@@ -214,21 +217,33 @@ def predict(model: nn.Module, inputs: Tensor) -> np.ndarray:
 
 
 def fit(model: nn.Module, data: Data, optimizer: minitorch.optim.Optimizer, schedule: Optional[Any], epochs: int,
-        batch_size: int, device: str, seed: int, progress: bool = True) -> History:
-    """Train for ``epochs`` passes over shuffled minibatches; record loss, accuracy, rate and time per epoch."""
+        batch_size: int, device: str, seed: int, progress: bool = True, *, distributed: bool = False,
+        checkpoint: Optional[Path] = None, resume: bool = False) -> History:
+    """Train for ``epochs`` passes over shuffled minibatches; record loss, accuracy, rate and time per epoch.
+
+    ``distributed``: ``model`` is a ``DistributedDataParallel`` replica and each rank takes its
+    share of every batch; ``checkpoint``: saved after each epoch, and with ``resume`` the run
+    goes on from it (see :mod:`minitorch.train_ranks`).
+    """
     from tqdm import tqdm
 
     loss_fn = nn.CrossEntropyLoss()
     X_train, y_train = data.X_train.to(device), data.y_train.to(device)  # noqa: N806
     X_test, y_test = data.X_test.to(device), data.y_test.to(device)  # noqa: N806
-    loader = DataLoader(TensorDataset(X_train, y_train), batch_size=batch_size, shuffle=True,
-                        generator=minitorch.Generator().manual_seed(seed))
+    order = minitorch.Generator().manual_seed(seed)
+    loader = train_ranks.make_loader(TensorDataset(X_train, y_train), batch_size, order, distributed)
     history = History()
-    bar = tqdm(range(epochs), desc=f"training on {data.name}", unit="epoch", disable=not progress)
-    for _ in bar:
+    first = 0
+    if resume and checkpoint is not None and checkpoint.exists():
+        first = train_ranks.load_checkpoint(checkpoint, model, optimizer, schedule, history, order)
+    bar = tqdm(range(first, epochs), initial=first, total=epochs, desc=f"training on {data.name}", unit="epoch",
+               disable=not (progress and train_ranks.is_main_rank()))
+    for epoch in bar:
         start = time.perf_counter()
+        train_ranks.start_epoch(loader, epoch)
         history.lr.append(optimizer.param_groups[0]["lr"])
         train_loss, train_accuracy = train_epoch(model, loader, optimizer, loss_fn)
+        train_loss, train_accuracy = train_ranks.average_over_ranks([train_loss, train_accuracy])
         if schedule is not None:
             schedule.step()
         history.epoch_seconds.append(time.perf_counter() - start)
@@ -239,6 +254,8 @@ def fit(model: nn.Module, data: Data, optimizer: minitorch.optim.Optimizer, sche
         history.test_accuracy.append(test_accuracy)
         bar.set_postfix(loss=f"{train_loss:.4f}", acc=f"{train_accuracy:.1%}", test_acc=f"{test_accuracy:.1%}",
                         refresh=False)
+        if checkpoint is not None:
+            train_ranks.save_checkpoint(checkpoint, model, optimizer, schedule, epoch + 1, history, order)
     return history
 
 
@@ -333,6 +350,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seeds the data, the weights and the batch order")
     parser.add_argument("--out", type=Path, help="where to save the PNG (default: out/train-DATASET.png)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    train_ranks.add_arguments(parser)
 
 
 def resolve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
@@ -354,13 +372,14 @@ def resolve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpar
         parser.error("--device cuda: no CUDA device is available")
     if args.out is None:
         args.out = DEFAULT_OUT_DIR / f"train-{args.dataset}.png"
+    train_ranks.check(parser, args)
     return args
 
 
 def _report_times(seconds: list[float]) -> None:
     rest = seconds[1:]
     mean_rest = f"{statistics.mean(rest) * MS_PER_S:.1f} ms" if rest else "n/a"
-    print(f"time per epoch: first {seconds[0] * MS_PER_S:.1f} ms (includes compiling or loading the kernels it is "
+    train_ranks.say(f"time per epoch: first {seconds[0] * MS_PER_S:.1f} ms (includes compiling or loading the kernels it is "
           f"first to use), mean of the other {len(rest)}: {mean_rest}; training in all {sum(seconds):.2f} s")
 
 
@@ -370,33 +389,63 @@ def _backend(name: str) -> Iterator[None]:
         yield
 
 
-def run(args: argparse.Namespace) -> TrainResult:
-    """Load the data, build model and optimizer, train, print the figures, save the plot."""
+def run(args: argparse.Namespace) -> Union[TrainResult, int]:
+    """Load the data, build model and optimizer, train, print the figures, save the plot.
+
+    With ``--distributed`` outside a launched job: start the job on ``--nproc-per-node`` ranks
+    and return its exit status.
+    """
+    if args.distributed and not train_ranks.launched():
+        return train_ranks.relaunch(args, _options())
+    joined = train_ranks.join(args.distributed)
+    try:
+        return _train(args)
+    finally:
+        if joined:
+            minitorch.distributed.destroy_process_group()
+
+
+def _train(args: argparse.Namespace) -> TrainResult:
+    say = train_ranks.say
     with _backend(args.backend):
         data = load_data(args.dataset, args.points, args.seed)
         minitorch.manual_seed(args.seed)
         model = build_mlp(data.X_train.shape[1], args.hidden, args.layers, data.classes).to(args.device)
-        optimizer = build_optimizer(args.optimizer, model.parameters(), args.lr, args.momentum, args.weight_decay)
+        replica = train_ranks.wrap(model, args.distributed)
+        optimizer = build_optimizer(args.optimizer, replica.parameters(), args.lr, args.momentum, args.weight_decay)
         schedule = build_schedule(args.schedule, optimizer, args.epochs)
         widths = [data.X_train.shape[1]] + [args.hidden] * args.layers + [data.classes]
-        print(f"{data.name}: {len(data.y_train)} training and {len(data.y_test)} test samples; "
-              f"MLP {'-'.join(map(str, widths))}; {OPTIMIZERS[args.optimizer]} lr {args.lr} ({args.schedule} schedule), "
-              f"batches of {args.batch_size}; {args.epochs} epochs; backend {args.backend!r} on {args.device}; "
-              f"seed {args.seed}")
-        history = fit(model, data, optimizer, schedule, args.epochs, args.batch_size, args.device, args.seed,
-                      progress=not args.no_progress)
+        ranks = minitorch.distributed.get_world_size() if args.distributed else 1
+        batches = (f"batches of {train_ranks.per_rank_batch(args.batch_size, ranks) * ranks} "
+                   f"({train_ranks.per_rank_batch(args.batch_size, ranks)} on each of {ranks} ranks)"
+                   if args.distributed else f"batches of {args.batch_size}")
+        say(f"{data.name}: {len(data.y_train)} training and {len(data.y_test)} test samples; "
+            f"MLP {'-'.join(map(str, widths))}; {OPTIMIZERS[args.optimizer]} lr {args.lr} ({args.schedule} schedule), "
+            f"{batches}; {args.epochs} epochs; backend {args.backend!r} on {args.device}; seed {args.seed}")
+        history = fit(replica, data, optimizer, schedule, args.epochs, args.batch_size, args.device, args.seed,
+                      progress=not args.no_progress, distributed=args.distributed, checkpoint=args.checkpoint,
+                      resume=args.resume)
         loss_fn = nn.CrossEntropyLoss()
         train_loss, train_accuracy = evaluate(model, data.X_train.to(args.device), data.y_train.to(args.device), loss_fn)
         test_loss, test_accuracy = evaluate(model, data.X_test.to(args.device), data.y_test.to(args.device), loss_fn)
-    save_plot(model, data, history, args.device, args.out)  # on the default backend: the grid is large
-    _report_times(history.epoch_seconds)
-    print(f"final accuracy: train {train_accuracy:.1%} (loss {train_loss:.4f}), test {test_accuracy:.1%} "
-          f"(loss {test_loss:.4f})")
-    print(f"saved {args.out}")
+    if train_ranks.is_main_rank():
+        save_plot(model, data, history, args.device, args.out)  # on the default backend: the grid is large
+    if history.epoch_seconds:
+        _report_times(history.epoch_seconds)
+    say(f"final accuracy: train {train_accuracy:.1%} (loss {train_loss:.4f}), test {test_accuracy:.1%} "
+        f"(loss {test_loss:.4f})")
+    say(f"saved {args.out}")
     return TrainResult(train_accuracy, test_accuracy, train_loss, test_loss, history, model, args.out)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> TrainResult:
+def _options() -> dict[str, argparse.Action]:
+    """The options of ``minitorch train`` by destination, to hand the same ones to each rank."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return {action.dest: action for action in parser._actions if action.option_strings and action.dest != "help"}  # noqa: SLF001
+
+
+def main(argv: Optional[Sequence[str]] = None) -> Union[TrainResult, int]:
     """``python -m minitorch.train [options]``."""
     parser = argparse.ArgumentParser(prog="python -m minitorch.train", description=__doc__.splitlines()[0])
     add_arguments(parser)
@@ -404,4 +453,5 @@ def main(argv: Optional[Sequence[str]] = None) -> TrainResult:
 
 
 if __name__ == "__main__":
-    main()
+    outcome = main()
+    sys.exit(outcome if isinstance(outcome, int) else 0)

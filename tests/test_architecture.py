@@ -29,8 +29,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dispatch", "index_checks"),
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types"),
-    ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/"),
-    ("course/", "cli", "train", "datasets", "demo", "__main__", "__init__"),
+    ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
+     "distributed/"),
+    ("course/", "cli", "train", "train_ranks", "datasets", "demo", "__main__", "__init__"),
 )
 
 

@@ -59,6 +59,33 @@ def sum_to_shape(grad: "Tensor", shape: tuple[int, ...]) -> "Tensor":
     # END SOLUTION
 
 
+def leaves_first(order: list[Node]) -> list[Node]:
+    """``order`` with each leaf's :class:`AccumulateGrad` moved up to just after the last node
+    that sends it a gradient (still a topological order: a leaf sends nothing on).
+
+    A depth-first order can leave the last layer's weights for the very end of backward.
+    PyTorch's engine accumulates a leaf as soon as its gradient is complete, and so do we:
+    a leaf's hooks (DistributedDataParallel's all-reduce) then run while backward goes on.
+    """
+    last_sender: dict[int, int] = {}
+    for position, node in enumerate(order):
+        for next_node, _ in node.next_functions:
+            if isinstance(next_node, AccumulateGrad):
+                last_sender[id(next_node)] = position
+    if not last_sender:
+        return order
+    due: dict[int, list[Node]] = {}
+    for node in order:
+        if id(node) in last_sender:
+            due.setdefault(last_sender[id(node)], []).append(node)
+    reordered: list[Node] = []
+    for position, node in enumerate(order):
+        if id(node) not in last_sender:
+            reordered.append(node)
+            reordered.extend(due.get(position, ()))
+    return reordered
+
+
 def _run_tensor_hooks(node: Node, grad: "Tensor") -> "Tensor":
     if node.tensor_pre_hooks:
         for hook in list(node.tensor_pre_hooks.values()):
@@ -98,7 +125,7 @@ def run_backward(
         pending[id(node)] = pending[id(node)] + grad if id(node) in pending else grad
 
     with set_grad_enabled(create_graph):
-        for node in topological_order(roots):
+        for node in leaves_first(topological_order(roots)):
             grad = pending.pop(id(node), None)
             if grad is None:
                 continue

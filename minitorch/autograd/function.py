@@ -212,6 +212,8 @@ class AccumulateGrad(Node):
     def __init__(self, variable: "Tensor") -> None:
         super().__init__(None, None, (), ())
         self.variable = variable
+        #: ``Tensor.register_post_accumulate_grad_hook``'s hooks, called with the tensor once ``.grad`` is updated
+        self.post_accumulate_hooks: "Optional[OrderedDict[int, Callable[[Tensor], None]]]" = None
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's C++ node keeps its namespace in name()
@@ -222,6 +224,9 @@ class AccumulateGrad(Node):
     def accumulate(self, grad: "Tensor") -> None:
         with _ACCUMULATE_LOCK:
             self._accumulate(grad)
+        if self.post_accumulate_hooks:
+            for hook in list(self.post_accumulate_hooks.values()):
+                hook(self.variable)
 
     def _accumulate(self, grad: "Tensor") -> None:
         variable = self.variable

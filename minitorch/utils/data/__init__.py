@@ -16,3 +16,8 @@ __all__ = [
 ]
 __all__ += ["WeightedRandomSampler"]
 __all__ += ["WorkerInfo", "get_worker_info"]
+
+# ---- DistributedSampler: each rank's share of the data (issue 20) ----
+from .distributed import DistributedSampler  # noqa: E402
+
+__all__ += ["DistributedSampler"]
