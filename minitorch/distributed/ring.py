@@ -20,7 +20,7 @@ whose bandwidth term stays below $2n\beta$ as $p$ grows: the latency term is wha
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from ..creation import zeros
 from ..tensor import Tensor
@@ -39,6 +39,11 @@ def chunk_bounds(numel: int, parts: int) -> list[tuple[int, int]]:
     return bounds
 
 
+#: ``exchange(outgoing, incoming)``: send ``outgoing`` to the right neighbour and, at the same
+#: time, receive the left neighbour's message into ``incoming`` (same number of elements)
+Exchange = Callable[[Tensor, Tensor], None]
+
+
 def ring_all_reduce(tensor: Tensor, group: Optional[ProcessGroup] = None) -> None:
     """Sum ``tensor`` over every rank, in place, by the ring algorithm (the same result as
     ``all_reduce(tensor)``, up to the order of the additions)."""
@@ -47,8 +52,20 @@ def ring_all_reduce(tensor: Tensor, group: Optional[ProcessGroup] = None) -> Non
     if ranks == 1:
         return
     flat = tensor.detach().reshape(-1)  # a view when contiguous, else a copy written back at the end
-    bounds = chunk_bounds(flat.numel(), ranks)
     right, left = (rank + 1) % ranks, (rank - 1) % ranks
+    ring_all_reduce_chunks(flat, rank, ranks, lambda outgoing, incoming: _exchange(outgoing, right, incoming, left, pg))
+    if not tensor.is_contiguous():
+        tensor.detach().copy_(flat.view(tuple(tensor.shape)))
+
+
+def ring_all_reduce_chunks(flat: Tensor, rank: int, ranks: int, exchange: Exchange) -> None:
+    r"""Rank ``rank``'s part of the ring all-reduce of the 1-D ``flat`` (in place), the transport
+    left to ``exchange``: $p - 1$ reduce-scatter steps that add what arrives, then $p - 1$
+    all-gather steps that copy it. Chunk ``c`` is ``flat[start:end]`` for
+    ``chunk_bounds(flat.numel(), ranks)[c % ranks]``.
+    """
+    # BEGIN SOLUTION 9.5
+    bounds = chunk_bounds(flat.numel(), ranks)
 
     def chunk(index: int) -> Tensor:
         start, end = bounds[index % ranks]
@@ -56,14 +73,13 @@ def ring_all_reduce(tensor: Tensor, group: Optional[ProcessGroup] = None) -> Non
 
     for step in range(ranks - 1):  # reduce-scatter: add what arrives
         incoming = zeros(chunk(rank - step - 1).numel(), dtype=flat.dtype, device=flat.device)
-        _exchange(chunk(rank - step), right, incoming, left, pg)
+        exchange(chunk(rank - step), incoming)
         chunk(rank - step - 1).add_(incoming)
     for step in range(ranks - 1):  # all-gather: copy what arrives
         incoming = zeros(chunk(rank - step).numel(), dtype=flat.dtype, device=flat.device)
-        _exchange(chunk(rank + 1 - step), right, incoming, left, pg)
+        exchange(chunk(rank + 1 - step), incoming)
         chunk(rank - step).copy_(incoming)
-    if not tensor.is_contiguous():
-        tensor.detach().copy_(flat.view(tuple(tensor.shape)))
+    # END SOLUTION
 
 
 def _exchange(outgoing: Tensor, right: int, incoming: Tensor, left: int, pg: ProcessGroup) -> None:
