@@ -197,9 +197,24 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """True for tensors not produced by a recorded op (their gradient goes to ``.grad``)."""
         return self.grad_fn is None
 
+    #: which output of its ``grad_fn`` this tensor is (not 0 only for ops with several outputs)
+    _output_nr = 0
+
     def _set_grad_fn(self, node: Node) -> None:
         self.grad_fn = node
         self._requires_grad = True
+        if self._output_nr:
+            self._output_nr = 0
+
+    def _check_single_output(self, what: str) -> None:
+        if self.grad_fn is not None and self.grad_fn.num_outputs != 1:
+            raise NotImplementedError(f"{what} on one output of an op with several outputs ({self.grad_fn.name()}) "
+                                      "is not supported")
+
+    @property
+    def output_nr(self) -> int:
+        """The position of this tensor among the outputs of the op that made it."""
+        return self._output_nr
 
     def _grad_node(self) -> Node:
         """The node the gradient of this tensor flows into: its ``grad_fn`` or, for a leaf, its accumulator."""
@@ -221,6 +236,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
+            self._check_single_output("register_hook")
             hooks = self.grad_fn.tensor_hooks()
         else:
             if self._leaf_hooks is None:
@@ -255,6 +271,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None:
             return
+        self._check_single_output("retain_grad")
         target = self
 
         def store(grad: Tensor) -> None:
@@ -1096,6 +1113,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         what an in-place op computes from, since the op then overwrites this tensor's storage."""
         copy = map_op("copy", self.detach())
         copy.grad_fn = self.grad_fn
+        copy._output_nr = self._output_nr
         copy._requires_grad = self._requires_grad
         return copy
 
@@ -1115,6 +1133,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             map_op("copy", result.detach(), out=self.detach())
             self._bump_version()
             self.grad_fn = result.grad_fn
+            self._output_nr = result._output_nr
             self._requires_grad = result._requires_grad
         node = result.grad_fn
         if node is not None and node.ctx is not None:  # an op that saved its output now reads this tensor

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from . import profiling
 from .function import AccumulateGrad, Node
@@ -117,12 +117,21 @@ def run_backward(
         for slot, tensor in enumerate(capture):
             if not tensor.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if tensor._grad_node().num_outputs != 1:
+                raise NotImplementedError("autograd.grad with respect to one output of an op with several "
+                                          "outputs (svd, eigh, qr) is not supported; take it with respect to "
+                                          "the op's input instead")
             captured[id(tensor._grad_node())] = slot
         results = [None] * len(capture)
 
-    pending: dict[int, "Tensor"] = {}
-    for node, grad in zip(roots, grad_outputs):
-        pending[id(node)] = pending[id(node)] + grad if id(node) in pending else grad
+    pending: dict[int, Any] = {}
+    for node, output, grad in zip(roots, outputs, grad_outputs):
+        if node.num_outputs == 1:
+            pending[id(node)] = pending[id(node)] + grad if id(node) in pending else grad
+        else:  # one output of several: its gradient goes into that output's slot
+            slots = pending.setdefault(id(node), [None] * node.num_outputs)
+            slot = output._output_nr
+            slots[slot] = grad if slots[slot] is None else slots[slot] + grad
 
     with set_grad_enabled(create_graph):
         for node in leaves_first(topological_order(roots)):

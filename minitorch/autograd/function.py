@@ -173,18 +173,18 @@ class Node:
             self.tensor_pre_hooks = OrderedDict()
         return self.tensor_pre_hooks
 
-    #: how many gradients this node receives; >1 only for the multi-output hook nodes of
-    #: ``minitorch.nn`` (their ``next_functions`` edges name the slot, ``(node, slot)``)
+    #: how many gradients this node receives: >1 for an op with several outputs (``svd``,
+    #: ``eigh``) and the hook nodes of ``minitorch.nn``; an edge ``(node, slot)`` names the output
     num_outputs = 1
 
     def apply_grads(self, grad_outputs: tuple[Optional["Tensor"], ...]) -> tuple[Optional["Tensor"], ...]:
         """Gradients for each input from the gradients of all outputs (one for ordinary ops)."""
-        return self.apply(grad_outputs[0])
+        return self.apply(*grad_outputs)
 
-    def apply(self, grad: "Tensor") -> tuple[Optional["Tensor"], ...]:
-        """Gradients for each forward argument (None where not needed)."""
+    def apply(self, *grad: Optional["Tensor"]) -> tuple[Optional["Tensor"], ...]:
+        """Gradients for each forward argument (None where not needed) from one gradient per output."""
         assert self.function is not None and self.ctx is not None
-        grads = self.function.backward(self.ctx, grad)
+        grads = self.function.backward(self.ctx, *grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
         positions = self.arg_positions
@@ -307,14 +307,38 @@ class Function:
             out = cls.forward(ctx, *args, **kwargs)
         finally:
             mode.enabled = previous
+        if type(out) is tuple:
+            return cls._record_several(ctx, args, out) if record else out
         if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
-            # edges to the differentiable inputs only (floating-point tensors), as PyTorch lists them
-            numbers = cls.number_args
-            positions = tuple([i for i, a in enumerate(args) if isinstance(a, tensor) and a._data.dtype.is_floating_point
-                               and not (i in numbers and not needs_input_grad[i] and not a._data.shape)])
-            next_functions = tuple([(args[i]._grad_node() if needs_input_grad[i] else None, 0) for i in positions])
-            shapes = tuple([args[i]._data.shape for i in positions])
-            node = node_type(ctx.grad_fn_name or cls.grad_fn_name or default_node_name(cls))
-            out._set_grad_fn(node(cls, ctx, next_functions, shapes, None if len(positions) == len(args) else positions))
+            out._set_grad_fn(cls._node(ctx, args, needs_input_grad))
         return out
+
+    @classmethod
+    def _node(cls, ctx: Context, args: tuple, needs_input_grad: tuple[bool, ...]) -> Node:
+        """The node of one call, with edges to the differentiable inputs only (floating-point
+        tensors), as PyTorch lists them; each edge names the input's output slot."""
+        tensor = tensor_class()
+        numbers = cls.number_args
+        positions = tuple([i for i, a in enumerate(args) if isinstance(a, tensor) and a._data.dtype.is_floating_point
+                           and not (i in numbers and not needs_input_grad[i] and not a._data.shape)])
+        next_functions = tuple([(args[i]._grad_node(), args[i]._output_nr) if needs_input_grad[i] else (None, 0)
+                                for i in positions])
+        shapes = tuple([args[i]._data.shape for i in positions])
+        node = node_type(ctx.grad_fn_name or cls.grad_fn_name or default_node_name(cls))
+        return node(cls, ctx, next_functions, shapes, None if len(positions) == len(args) else positions)
+
+    @classmethod
+    def _record_several(cls, ctx: Context, args: tuple, outputs: tuple) -> tuple:
+        """A forward that returned several tensors (a decomposition's factors): one node whose
+        output slot ``i`` is ``outputs[i]``; its backward gets one gradient per output (None
+        for an output no gradient reached)."""
+        tensor = tensor_class()
+        slots = [i for i, o in enumerate(outputs) if isinstance(o, tensor) and o._data.dtype.is_floating_point]
+        if slots:
+            node = cls._node(ctx, args, ctx.needs_input_grad)
+            node.num_outputs = len(outputs)
+            for index in slots:
+                outputs[index]._set_grad_fn(node)
+                outputs[index]._output_nr = index
+        return outputs
 

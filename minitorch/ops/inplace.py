@@ -92,7 +92,7 @@ def rebase_view(base: Tensor, view: Tensor, result: Tensor) -> None:
     new_base = CopySlices.apply(base, result, geometry)
     map_op("copy", result.detach(), out=view.detach())
     base._bump_version()
-    base.grad_fn, base._requires_grad = new_base.grad_fn, new_base._requires_grad
+    base.grad_fn, base._requires_grad, base._output_nr = new_base.grad_fn, new_base._requires_grad, 0
     if base.grad_fn is not None:
-        view.grad_fn = AsStrided.apply(base, geometry).grad_fn
+        view.grad_fn, view._output_nr = AsStrided.apply(base, geometry).grad_fn, 0
         view._requires_grad = True

@@ -18,7 +18,7 @@ def _become_view(self: Tensor, view: Tensor, name: str) -> Tensor:
     """Give ``self`` the geometry of ``view`` (a view of ``self`` just taken) and, in a graph, its node."""
     self._data = view._data
     if view.grad_fn is not None:
-        self.grad_fn = _named(view, name).grad_fn
+        self.grad_fn, self._output_nr = _named(view, name).grad_fn, 0
     return self
 
 

@@ -36,7 +36,7 @@ class _GroupNode(Node):
     """An identity node over several tensors: gradient slot ``i`` goes back to tensor ``i``."""
 
     def __init__(self, tensors: Sequence[Tensor]) -> None:
-        super().__init__(None, None, tuple((t._grad_node(), 0) for t in tensors), tuple(t.shape for t in tensors))
+        super().__init__(None, None, tuple((t._grad_node(), t._output_nr) for t in tensors), tuple(t.shape for t in tensors))
         self.num_outputs = len(tensors)
 
     def name(self) -> str:
