@@ -97,6 +97,9 @@ from .ops import inplace_views  # noqa: E402,F401 - attaches Tensor.unsqueeze_, 
 from .ops.inplace_math import functions as _inplace_functions  # noqa: E402 - also attaches Tensor.sin_ ...
 
 globals().update(_inplace_functions)  # minitorch.relu_(x), minitorch.sin_(x), ... as PyTorch
+from .ops.decompositions import functions as _decomposition_functions  # noqa: E402 - also attaches Tensor.det ...
+
+globals().update(_decomposition_functions)  # minitorch.inverse, det, logdet, matrix_exp, svd, qr ...
 from .ops.inplace_views import swapaxes, swapdims  # noqa: E402
 
 # PyTorch's argument parser takes NumPy's names (axis=, keepdims=, x=) in every op it binds

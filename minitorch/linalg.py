@@ -1,7 +1,25 @@
-"""``minitorch.linalg``: the norms and products of PyTorch's ``torch.linalg``."""
+"""``minitorch.linalg``: PyTorch's ``torch.linalg``: norms, products, decompositions and solvers."""
 
 from typing import Any, Optional, Union
 
+from .ops.decompositions import (
+    LinAlgError,
+    cholesky,
+    det,
+    eigh,
+    eigvalsh,
+    householder_product,
+    inv,
+    matrix_exp,
+    matrix_power,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    solve_triangular,
+    svd,
+    svdvals,
+)
 from .ops.products import linalg_cross as cross
 from .ops.reductions_extra import matrix_norm, vector_norm
 from .tensor import Tensor
@@ -33,4 +51,8 @@ def norm(A: Tensor, ord: Any = None, dim: Optional[Union[int, tuple[int, ...]]] 
     return matrix_norm(A, "fro" if ord is None else ord, tuple(dim), keepdim, dtype=dtype)
 
 
-__all__ = ["cross", "matrix_norm", "norm", "vector_norm"]
+__all__ = [
+    "LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "matrix_exp",
+    "matrix_norm", "matrix_power", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
+    "vector_norm",
+]
