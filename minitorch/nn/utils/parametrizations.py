@@ -16,8 +16,11 @@ from __future__ import annotations
 from typing import Optional
 
 from ...autograd.grad_mode import no_grad
-from ...creation import randn
+from ...creation import eye, randn
+from ...ops.decompositions import geqrf, householder_product, matrix_exp, solve
+from ...ops.shape_ops import cat
 from ...tensor import Tensor
+from ...type_info import finfo
 from ..functional.distance import normalize
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d
 from ..modules.module import Module
@@ -111,4 +114,128 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     return register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
 
 
-__all__ = ["spectral_norm", "weight_norm"]
+class _Orthogonal(Module):
+    r"""A square or tall matrix (or a batch) kept orthogonal: :math:`Q^\top Q = I`.
+
+    The unconstrained ``original`` is mapped onto the orthogonal matrices: by the exponential
+    of the skew-symmetric :math:`A = X - X^\top` built from its lower triangle (``matrix_exp``),
+    by the Cayley map :math:`(I - A/2)^{-1}(I + A/2)` (``cayley``), or as a product of
+    Householder reflections stored below its diagonal (``householder``). A wide matrix is
+    handled as its transpose. With ``use_trivialization`` the map starts from a ``base``
+    buffer, the orthogonal matrix last assigned, so that ``original`` starts at (and stays
+    near) the map's simplest point and assigning any orthogonal matrix is possible.
+    """
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True) -> None:
+        super().__init__()
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:  # noqa: N803 - the math's name
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X, n, k = X.mT, k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:
+                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mT
+            if self.orthogonal_map == "matrix_exp":
+                Q = matrix_exp(A)
+            else:
+                identity = eye(n, dtype=A.dtype, device=A.device)
+                Q = solve(identity - 0.5 * A, identity + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = householder_product(A, tau)
+            Q = Q * X.diagonal(0, -2, -1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q: Tensor) -> Tensor:  # noqa: N803
+        with no_grad():
+            return self._right_inverse(Q)
+
+    def _right_inverse(self, Q: Tensor) -> Tensor:  # noqa: N803
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q  # noqa: N806
+        n, k = Q.shape[-2], Q.shape[-1]
+        transpose = n < k
+        if transpose:
+            Q, n, k = Q.mT, k, n  # noqa: N806
+        if not hasattr(self, "base"):
+            if self.orthogonal_map in ("cayley", "matrix_exp"):
+                raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                          "parametrizations when use_trivialization=False.")
+            A, tau = geqrf(Q)  # noqa: N806
+            signs = A.diagonal(0, -2, -1).sign()
+            signs = signs.where(tau != 0.0, -signs)
+            A = _with_diagonal(A, signs)  # noqa: N806
+            return A.mT if transpose else A
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)  # noqa: N806
+        else:
+            padding = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(cat([Q, padding], dim=-1))  # noqa: N806
+        self.base = Q
+        negative_identity = Q_init.new_zeros(Q_init.shape)
+        rows, columns = Q_init.shape[-2], Q_init.shape[-1]
+        return negative_identity - eye(rows, columns, dtype=Q_init.dtype, device=Q_init.device)
+
+
+def _with_diagonal(A: Tensor, diagonal: Tensor) -> Tensor:  # noqa: N803
+    """``A`` (n x k, n >= k) with its main diagonal replaced by ``diagonal``."""
+    n, k = A.shape[-2], A.shape[-1]
+    mask = eye(n, k, dtype=A.dtype, device=A.device)
+    placed = cat([diagonal.diag_embed(0, -2, -1), A.new_zeros(*A.shape[:-2], n - k, k)], dim=-2)
+    return A * (1 - mask) + placed
+
+
+def _is_orthogonal(Q: Tensor) -> bool:  # noqa: N803
+    n, k = Q.shape[-2], Q.shape[-1]
+    identity = eye(k, dtype=Q.dtype, device=Q.device)
+    return (Q.mT @ Q).allclose(identity, atol=10.0 * n * finfo(Q.dtype).eps)
+
+
+def _make_orthogonal(A: Tensor) -> Tensor:  # noqa: N803
+    """The ``Q`` of ``A = QR`` (``A`` tall) whose ``R`` has a non-negative diagonal."""
+    X, tau = geqrf(A)  # noqa: N806
+    Q = householder_product(X, tau)  # noqa: N806
+    return Q * X.diagonal(0, -2, -1).sgn().unsqueeze(-2)
+
+
+#: the maps ``orthogonal`` accepts
+ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: Optional[str] = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Keep ``module.<name>`` (a matrix or a batch of them) orthogonal while it trains.
+
+    ``orthogonal_map``: ``"matrix_exp"`` (the default for square matrices), ``"cayley"``, or
+    ``"householder"`` (the default otherwise).
+    """
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.dim() < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.dim()} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] else "householder"
+    if orthogonal_map not in ORTHOGONAL_MAPS:
+        raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: {orthogonal_map}')
+    register_parametrization(module, name, _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization),
+                             unsafe=True)
+    return module
+
+
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
