@@ -158,6 +158,26 @@ def test_lambdas_and_iterators_run_on_the_trusted_side(worker: Connection) -> No
     assert operators.reduce(lambda a, b: a - b, 10.0)([1.0, 2.0]) == 7.0
 
 
+def test_warnings_key_errors_and_functions_keep_their_form(worker: Connection) -> None:
+    """What tests look at besides values: a warning the graded code issued (``pytest.warns``),
+    a KeyError's exact message, and a test's function seen as a function (``LambdaLR``)."""
+    minitorch_remote = remote_module(worker, "minitorch")
+    init = remote_module(worker, "minitorch.nn.init")
+    with pytest.warns(UserWarning, match="zero-element tensors is a no-op"):
+        init.kaiming_uniform_(minitorch_remote.empty(0, 3))
+    module = remote_module(worker, "minitorch.nn").Module()
+    with pytest.raises(KeyError) as raised:
+        module.register_buffer("a.b", None)
+    assert str(raised.value) == """'buffer name can\\'t contain "."'"""
+    optim = remote_module(worker, "minitorch.optim")
+    weight = minitorch_remote.zeros(2, requires_grad=True)
+    scheduler = optim.lr_scheduler.LambdaLR(optim.SGD([weight], lr=1.0), lambda epoch: 0.5 ** epoch)
+    assert scheduler.state_dict()["lr_lambdas"] == [None]  # a function, not an object with a __dict__
+    scheduler.optimizer.step()
+    scheduler.step()
+    assert scheduler.get_last_lr() == [0.5]
+
+
 class Halve:
     """A test's own object handed to the worker: it may call ``apply`` but not read ``_secret``."""
 

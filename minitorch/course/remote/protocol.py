@@ -21,6 +21,7 @@ without minitorch, the worker next to a submission).
 from __future__ import annotations
 
 import base64
+import builtins
 import io
 from collections import OrderedDict
 import json
@@ -245,10 +246,35 @@ def error_body(error: BaseException) -> dict:
     """An exception as it travels: its type's name, its message and its builtin bases."""
     bases = [c.__name__ for c in type(error).__mro__ if c.__module__ == "builtins" and c.__name__ in SAFE_BUILTIN_EXCEPTIONS]
     try:
-        message = str(error)
+        # the one argument itself where there is one: str() of a KeyError quotes it, and the
+        # error raised again from the message would quote it a second time
+        only = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else None
+        message = only if only is not None else str(error)
     except Exception:  # a __str__ that fails: still an answer
         message = "(the exception's message could not be read)"
     return {"type": type(error).__name__, "message": message[:4000], "bases": bases[:8]}
+
+
+#: the warning categories a worker's warning is issued again as on the trusted side (by builtin name)
+SAFE_BUILTIN_WARNINGS = frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, Warning)
+)
+#: at most this many warnings travel with one reply
+MAX_WARNINGS = 32
+
+
+def warning_bodies(caught: list) -> list:
+    """Warnings the graded code issued while answering, as they travel: category name and message."""
+    bodies = []
+    for record in caught[:MAX_WARNINGS]:
+        category = getattr(record, "category", UserWarning)
+        name = category.__name__ if isinstance(category, type) else "UserWarning"
+        try:
+            message = str(record.message)
+        except Exception:  # noqa: BLE001 - a message that cannot be read is still a warning
+            message = "(the warning's message could not be read)"
+        bodies.append({"category": name if name in SAFE_BUILTIN_WARNINGS else "UserWarning", "message": message[:2000]})
+    return bodies
 
 
 # ---------------------------------------------------------------------- a request/reply endpoint

@@ -16,11 +16,12 @@ import operator
 import os
 import sys
 import types
+import warnings
 from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .protocol import SAFE_BUILTIN_EXCEPTIONS, Endpoint, ProtocolError, decode, encode, error_body
+from .protocol import SAFE_BUILTIN_EXCEPTIONS, Endpoint, ProtocolError, decode, encode, error_body, warning_bodies
 
 FDS_VARIABLE = "MINITORCH_REMOTE_FDS"
 #: the only top-level package a request may import
@@ -94,7 +95,8 @@ class Worker:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.objects: dict[int, Any] = {}
         self.numbers: dict[int, int] = {}  # id(object) -> handle number
-        self.stubs: dict[int, TrustedStub] = {}
+        self.stubs: dict[int, Any] = {}  # a TrustedStub, or a function calling one for a trusted function
+        self.function_stubs: dict[int, int] = {}  # id(function stub) -> its callback number
         self.twins: set[type] = set()  # classes made by ``subclass``: their instances say so
         self.endpoint = Endpoint(read_fd, write_fd, self.serve)
 
@@ -103,6 +105,9 @@ class Worker:
     def handle(self, obj: Any) -> dict:
         if isinstance(obj, TrustedStub):
             return {"cb": obj._number, "iterator": isinstance(obj, TrustedIteratorStub)}
+        stub_number = self.function_stubs.get(id(obj))
+        if stub_number is not None and self.stubs.get(stub_number) is obj:
+            return {"cb": stub_number, "function": True}
         number = self.numbers.get(id(obj))
         if number is None:
             number = len(self.objects) + 1
@@ -134,7 +139,13 @@ class Worker:
         if not isinstance(number, int):
             raise ProtocolError("a malformed callback handle")
         if number not in self.stubs:
-            self.stubs[number] = (TrustedIteratorStub if data.get("iterator") is True else TrustedStub)(number, self)
+            stub = (TrustedIteratorStub if data.get("iterator") is True else TrustedStub)(number, self)
+            if data.get("function") is True:  # a trusted function: a real function here, calling back
+                function = _forwarder(stub, "trusted_function")
+                self.function_stubs[id(function)] = number
+                self.stubs[number] = function
+            else:
+                self.stubs[number] = stub
         return self.stubs[number]
 
     def decode(self, data: Any) -> Any:
@@ -151,14 +162,18 @@ class Worker:
     def serve(self, message: dict) -> dict:
         self.drop(message.get("drop"))
         arrays: list[np.ndarray] = []
-        try:
-            value = self.perform(message, arrays)
-            reply: dict[str, Any] = {"value": self.encode(value)}
-            if arrays:
-                reply["arrays"] = [self.encode(a) for a in arrays]
-            return reply
-        except BaseException as error:  # graded code may raise anything, SystemExit included
-            return {"error": error_body(error)}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                value = self.perform(message, arrays)
+                reply: dict[str, Any] = {"value": self.encode(value)}
+                if arrays:
+                    reply["arrays"] = [self.encode(a) for a in arrays]
+            except BaseException as error:  # graded code may raise anything, SystemExit included
+                reply = {"error": error_body(error)}
+        if caught:  # the tests' ``pytest.warns`` looks for them on the trusted side
+            reply["warnings"] = warning_bodies(caught)
+        return reply
 
     def perform(self, message: dict, arrays: list) -> Any:
         op = message["op"]
