@@ -10,9 +10,11 @@ crafted, garbage, truncated or no messages: the trusted side must refuse them wi
 from __future__ import annotations
 
 import base64
+import copy
 import io
 import math
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -24,7 +26,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from minitorch.course.remote.client import Connection, RemoteClass, RemoteError, RemoteObject
+from minitorch.course.remote.client import Connection, RemoteClassMeta, RemoteError, RemoteObject
 from minitorch.course.remote.protocol import ChannelClosed, ProtocolError, decode, encode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +127,8 @@ def test_proxies_compute_like_the_objects_they_stand_for(worker: Connection) -> 
     assert repr(x) == "Scalar(2.0000)"
     z.backward()
     assert x.derivative == pytest.approx(3 - 1 / 3) and y.derivative == pytest.approx(2 + 2 / 9)
-    assert isinstance(scalar.Scalar, RemoteClass) and isinstance(z, scalar.Scalar) and not isinstance(2.0, scalar.Scalar)
+    assert isinstance(scalar.Scalar, RemoteClassMeta) and isinstance(z, scalar.Scalar) and not isinstance(2.0, scalar.Scalar)
+    assert type(z) is scalar.Scalar and type(z).__name__ == "Scalar"  # one local class per worker class
     first, second = (x * y).parents
     assert first is x and second is y  # one proxy per worker object
 
@@ -176,6 +179,42 @@ def test_warnings_key_errors_and_functions_keep_their_form(worker: Connection) -
     scheduler.optimizer.step()
     scheduler.step()
     assert scheduler.get_last_lr() == [0.5]
+
+
+def test_types_copies_and_subclass_checks_hold_as_in_process(worker: Connection) -> None:
+    """``type(x) is minitorch.Tensor``, ``issubclass`` between proxied classes, and copies made
+    by the worker (a proxy itself is never pickled on the trusted side)."""
+    package = remote_module(worker, "minitorch")
+    nn = remote_module(worker, "minitorch.nn")
+    plain = package.zeros(2)
+    assert type(plain) is package.Tensor and type(plain).__name__ == "Tensor"
+    parameter = nn.Parameter(package.ones(2))
+    assert type(parameter) is nn.Parameter and isinstance(parameter, package.Tensor)
+    assert issubclass(nn.Parameter, package.Tensor) and not issubclass(package.Tensor, nn.Parameter)
+    layer = nn.Linear(2, 2)
+    twin = copy.deepcopy(layer)
+    assert type(twin) is nn.Linear and twin is not layer
+    with package.no_grad():
+        twin.weight.fill_(3.0)
+    assert layer.weight.sum().item() != twin.weight.sum().item() == 12.0
+    assert copy.copy(plain) is not plain
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(plain)
+
+
+def test_state_dicts_keep_their_metadata_and_hooks_may_rewrite_them(worker: Connection) -> None:
+    nn = remote_module(worker, "minitorch.nn")
+    layer = nn.Linear(2, 1)
+    state = layer.state_dict()
+    assert dict(state._metadata[""]) == {"version": 1}
+    renamed = {"w": state["weight"], "b": state["bias"]}
+
+    def rename(module, state_dict, prefix, *rest):  # the worker's dict must see the new keys
+        for short, full in (("w", "weight"), ("b", "bias")):
+            state_dict[prefix + full] = state_dict.pop(prefix + short)
+
+    layer.register_load_state_dict_pre_hook(rename)
+    assert layer.load_state_dict(renamed).missing_keys == []
 
 
 class Halve:

@@ -23,6 +23,7 @@ import sys
 import types
 import warnings
 import weakref
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, Optional
 
@@ -51,6 +52,11 @@ MODULE_DUNDERS = frozenset({"__all__", "__version__"})
 SUBCLASS_DUNDERS = frozenset({"__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__iter__"})
 
 
+#: argument types a callback may change in place (a hook renaming a state_dict's keys): the
+#: worker's originals are updated from them after the call
+CONTAINERS = (dict, OrderedDict, list)
+
+
 class RemoteError(Exception):
     """An exception raised by the graded code whose type is not one of Python's builtins."""
 
@@ -73,6 +79,7 @@ class Connection:
         self.proxies: "weakref.WeakValueDictionary[int, RemoteObject]" = weakref.WeakValueDictionary()
         self.modules: dict[int, RemoteModule] = {}
         self.subclasses: dict[int, type] = {}
+        self.classes: dict[int, type] = {}  # the local class of each worker class met (see class_proxy)
         self.exception_classes: dict[tuple[str, tuple[str, ...]], type] = {}
         self.shared: dict[int, Any] = {}
         self.shared_numbers: dict[int, int] = {}
@@ -84,7 +91,12 @@ class Connection:
 
     def handle(self, value: Any) -> dict:
         """A handle for a trusted-side value that is not plain data."""
-        if isinstance(value, (RemoteObject, RemoteModule)) or isinstance(value, RemoteSubclassMeta) and "_remote_number" in vars(value):
+        known_class = remote_class_handle(value) if isinstance(value, type) else None
+        if known_class is not None:
+            if known_class[0] is not self:
+                raise TypeError("an object of another worker cannot be passed here")
+            return {"ref": known_class[1]}
+        if isinstance(value, (RemoteObject, RemoteModule)):
             if _own(value, "_remote_conn") is not self:
                 raise TypeError("an object of another worker cannot be passed here")
             return {"ref": _own(value, "_remote_number")}
@@ -117,7 +129,7 @@ class Connection:
             if number not in self.shared:
                 raise ProtocolError(f"the worker named a trusted object #{number} it was never given")
             return self.shared[number]
-        for table in (self.subclasses, self.modules):
+        for table in (self.subclasses, self.classes, self.modules):
             if number in table:
                 return table[number]
         proxy = self.proxies.get(number)
@@ -129,14 +141,37 @@ class Connection:
             return self.module(number, name)
         if kind_name == "class" and isinstance(data.get("bases"), list):
             return self.exception_class(name, [b for b in data["bases"] if isinstance(b, str)])
+        if kind_name == "class":
+            return self.class_proxy(number, data)
         twin = data.get("twin")
         if isinstance(twin, int) and twin in self.subclasses:
-            proxy = object.__new__(instance_proxy_class(self.subclasses[twin]))
-            RemoteObject.__init__(proxy, self, number, name)
+            proxy_class = instance_proxy_class(self.subclasses[twin])
         else:
-            proxy = (RemoteClass if kind_name == "class" else RemoteObject)(self, number, name)
+            of_class = data.get("cls")
+            proxy_class = self.class_proxy(of_class["ref"], of_class) if isinstance(of_class, dict) and isinstance(
+                of_class.get("ref"), int) and not isinstance(of_class.get("ref"), bool) else RemoteObject
+        proxy = object.__new__(proxy_class)
+        RemoteObject.__init__(proxy, self, number, name)
         self.proxies[number] = proxy
         return proxy
+
+    def class_proxy(self, number: int, data: dict) -> type:
+        """The local class standing for worker class ``number``: one per class for the whole
+        session, so ``type(x) is minitorch.Tensor`` and ``type(x).__name__`` hold; its
+        instances are the proxies of that class's objects."""
+        known = self.classes.get(number)
+        if known is not None:
+            return known
+        name, module = data.get("name"), data.get("module")
+        qualname = name if isinstance(name, str) and name else "RemoteObject"
+        label = qualname.rsplit(".", 1)[-1]
+        proxy_class = RemoteClassMeta(label if label.isidentifier() else "RemoteObject", (RemoteObject,), {
+            "__slots__": (), "_remote_instance_proxy": True, "__qualname__": qualname,
+            "__module__": module if isinstance(module, str) else "minitorch"})
+        type.__setattr__(proxy_class, "_remote_class_conn", self)
+        type.__setattr__(proxy_class, "_remote_class_number", number)
+        self.classes[number] = proxy_class
+        return proxy_class
 
     def array(self, number: Any, array: np.ndarray) -> np.ndarray:
         """One local array per worker-side array: the one already given out, refreshed with
@@ -246,6 +281,9 @@ class Connection:
                 if not isinstance(args, list) or not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
                     raise ProtocolError("malformed arguments")
                 value = target(*args, **kwargs)
+                if any(type(a) in CONTAINERS for a in args):  # what the test's code changed in them goes back
+                    return {"value": self.encode(value),
+                            "args_after": [self.encode(a) if type(a) in CONTAINERS else None for a in args]}
             elif message["op"] == "next":
                 if not isinstance(target, Iterator):
                     raise TypeError(f"{type(target).__name__!r} object is not an iterator")
@@ -379,6 +417,17 @@ class RemoteObject:
     def __dir__(self) -> list:
         return list(_own(self, "_remote_conn").operation("dir", self))
 
+    def __copy__(self) -> Any:
+        return _own(self, "_remote_conn").operation("copy", self)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        """A deep copy made by the worker (sharing inside the copied object is kept)."""
+        return _own(self, "_remote_conn").operation("deepcopy", self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError(f"a proxy of the graded code's {_own(self, '_remote_name') or 'object'} cannot be pickled "
+                        "on the trusted side")
+
     __getitem__ = _unary("getitem")
     __setitem__ = _unary("setitem")
     __delitem__ = _unary("delitem")
@@ -398,28 +447,6 @@ setattr(RemoteObject, "__divmod__", _binary("divmod"))
 setattr(RemoteObject, "__rdivmod__", _binary("divmod", reflected=True))
 
 
-class RemoteClass(RemoteObject):
-    """A proxy of a worker-side class: callable, usable with ``isinstance`` and as a base class."""
-
-    __slots__ = ()
-
-    def __instancecheck__(self, instance: Any) -> bool:
-        conn = _own(self, "_remote_conn")
-        try:
-            conn.encode(instance)
-        except (TypeError, ValueError):
-            return False
-        return bool(conn.operation("isinstance", instance, self))
-
-    def __subclasscheck__(self, subclass: Any) -> bool:
-        if not isinstance(subclass, (RemoteClass, RemoteSubclassMeta)):
-            return False
-        return bool(_own(self, "_remote_conn").operation("issubclass", subclass, self))
-
-    def __mro_entries__(self, bases: tuple) -> tuple:
-        return (RemoteSubclassBase,)
-
-
 class RemoteSubclassMeta(type):
     """The metaclass of a test's class deriving from proxied classes: the worker gets a twin
     class whose methods call this class's back; the twin answers for everything else."""
@@ -428,11 +455,11 @@ class RemoteSubclassMeta(type):
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
         if namespace.get("_remote_instance_proxy"):
             return cls
-        parents = [b for b in namespace.get("__orig_bases__", bases) if isinstance(b, RemoteClass) or
-                   isinstance(b, RemoteSubclassMeta) and "_remote_number" in vars(b)]
+        parents = [b for b in namespace.get("__orig_bases__", bases) if isinstance(b, type) and
+                   remote_class_handle(b) is not None]
         if not parents:
             return cls
-        conn: Connection = _own(parents[0], "_remote_conn")
+        conn: Connection = remote_class_handle(parents[0])[0]
         members = []
         for key, value in namespace.items():
             if key.startswith("__") and key not in SUBCLASS_DUNDERS:
@@ -468,6 +495,68 @@ class RemoteSubclassMeta(type):
         if not isinstance(instance, RemoteObject) or "_remote_number" not in vars(cls):
             return False
         return bool(cls._remote_conn.operation("isinstance", instance, cls))
+
+
+    def __subclasscheck__(cls, subclass: Any) -> bool:
+        if type.__subclasscheck__(cls, subclass):
+            return True
+        if remote_class_handle(subclass) is None or "_remote_number" not in vars(cls):
+            return False
+        return bool(cls._remote_conn.operation("issubclass", subclass, cls))
+
+
+class RemoteClassMeta(type):
+    """The metaclass of the local classes standing for worker classes (``minitorch.Tensor``).
+
+    Such a class derives from :class:`RemoteObject` (its instances are the proxies of the
+    worker class's objects) and keeps its own handle in ``_remote_class_conn`` and
+    ``_remote_class_number`` (``_remote_conn`` is an instance slot). A test's
+    ``class Net(minitorch.nn.Module)`` is made by :class:`RemoteSubclassMeta`, deriving from
+    :class:`RemoteSubclassBase` in place of the proxied bases, which the worker's twin class
+    derives from."""
+
+    def __new__(mcls, name: str, bases: tuple, namespace: dict, **kwargs: Any) -> type:
+        if namespace.get("_remote_instance_proxy"):
+            return super().__new__(mcls, name, bases, namespace, **kwargs)
+        replaced = tuple(RemoteSubclassBase if isinstance(b, RemoteClassMeta) else b for b in bases)
+        unique = tuple(b for i, b in enumerate(replaced) if b not in replaced[:i])
+        return RemoteSubclassMeta(name, unique, dict(namespace, __orig_bases__=bases), **kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__") or name.startswith("_remote_"):
+            raise AttributeError(name)
+        return vars(cls)["_remote_class_conn"].request({"op": "getattr", "obj": {"ref": vars(cls)["_remote_class_number"]},
+                                                       "name": name})
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return vars(cls)["_remote_class_conn"].call(cls, args, kwargs)
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if type.__instancecheck__(cls, instance):
+            return True
+        if not isinstance(instance, RemoteObject):
+            return False
+        return bool(vars(cls)["_remote_class_conn"].operation("isinstance", instance, cls))
+
+    def __subclasscheck__(cls, subclass: Any) -> bool:
+        if type.__subclasscheck__(cls, subclass):
+            return True
+        if not isinstance(subclass, (RemoteClassMeta, RemoteSubclassMeta)) or remote_class_handle(subclass) is None:
+            return False
+        return bool(vars(cls)["_remote_class_conn"].operation("issubclass", subclass, cls))
+
+    def __repr__(cls) -> str:
+        return f"<class '{cls.__module__}.{cls.__qualname__}'>"
+
+
+def remote_class_handle(cls: Any) -> Optional[tuple["Connection", int]]:
+    """``(connection, number)`` of a class standing for a worker class (a proxied class, or a
+    test's class with a twin in the worker); None for any other class."""
+    if isinstance(cls, RemoteClassMeta) and "_remote_class_number" in vars(cls):
+        return vars(cls)["_remote_class_conn"], vars(cls)["_remote_class_number"]
+    if isinstance(cls, RemoteSubclassMeta) and "_remote_number" in vars(cls):
+        return vars(cls)["_remote_conn"], vars(cls)["_remote_number"]
+    return None
 
 
 class RemoteSubclassBase(metaclass=RemoteSubclassMeta):

@@ -144,7 +144,11 @@ def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: O
         return {"tuple": [encode(v, other, depth + 1, identify) for v in value]}
     if kind is dict or kind is OrderedDict:
         pairs = [[encode(k, other, depth + 1, identify), encode(v, other, depth + 1, identify)] for k, v in value.items()]
-        return {"dict" if kind is dict else "odict": pairs}
+        body = {"dict" if kind is dict else "odict": pairs}
+        metadata = getattr(value, "_metadata", None)  # a state_dict's versions travel with it
+        if kind is OrderedDict and type(metadata) in (dict, OrderedDict):
+            body["metadata"] = encode(metadata, other, depth + 1, identify)
+        return body
     if kind is set or kind is frozenset:
         return {kind.__name__: [encode(v, other, depth + 1, identify) for v in value]}
     if kind is slice:
@@ -197,6 +201,11 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
                 result[decode(pair[0], handle, depth + 1)] = decode(pair[1], handle, depth + 1)
             except TypeError:
                 raise ProtocolError("an unhashable dict key") from None
+        if key == "odict" and "metadata" in data:
+            metadata = decode(data["metadata"], handle, depth + 1)
+            if type(metadata) not in (dict, OrderedDict):
+                raise ProtocolError("a state_dict's metadata is not a dict")
+            result._metadata = metadata  # type: ignore[attr-defined]
         return result
     if key == "slice":
         parts = [decode(v, handle, depth + 1) for v in _sequence(body)]

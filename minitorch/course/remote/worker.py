@@ -11,6 +11,7 @@ through the values the tests check.
 from __future__ import annotations
 
 import builtins
+import copy
 import importlib
 import operator
 import os
@@ -49,7 +50,7 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
 OPERATIONS.update(
     abs=abs, len=len, iter=iter, next=next, repr=repr, str=str, hash=hash, float=float, int=int, complex=complex,
     round=round, format=format, isinstance=isinstance, issubclass=issubclass, divmod=divmod, reversed=reversed,
-    enter=_enter, exit=_exit, dir=dir,
+    enter=_enter, exit=_exit, dir=dir, copy=copy.copy, deepcopy=copy.deepcopy,
 )
 #: how a trusted class's member becomes a worker-side member that calls back
 MEMBER_KINDS = {"static": staticmethod, "class": classmethod, "method": lambda f: f, "property": property}
@@ -66,7 +67,7 @@ class TrustedStub:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._worker.callback({"op": "call", "cb": self._number, "args": self._worker.encode(list(args)),
-                                      "kwargs": self._worker.encode(kwargs)})
+                                      "kwargs": self._worker.encode(kwargs)}, args)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -120,9 +121,11 @@ class Worker:
         elif self.twins and any(c in self.twins for c in type(obj).__mro__):
             body["twin"] = self.handle(type(obj))["ref"]
         elif isinstance(obj, type):
-            body.update(kind="class", name=obj.__qualname__)
+            body.update(kind="class", name=str(obj.__qualname__), module=str(obj.__module__))
             if issubclass(obj, BaseException):
                 body["bases"] = [c.__name__ for c in obj.__mro__ if c.__module__ == "builtins" and c.__name__ in SAFE_BUILTIN_EXCEPTIONS]
+        else:  # its class too, so that the trusted side's ``type(x)`` is the proxy of that class
+            body["cls"] = self.handle(type(obj))
         return body
 
     def encode(self, value: Any) -> Any:
@@ -217,14 +220,28 @@ class Worker:
         self.twins.add(twin)
         return twin
 
-    def callback(self, message: dict) -> Any:
+    def callback(self, message: dict, args: tuple = ()) -> Any:
         reply = self.endpoint.request(message)
         if "error" in reply:
             body = reply["error"] if isinstance(reply["error"], dict) else {}
             name, text = str(body.get("type", "Exception")), str(body.get("message", ""))
             kind = getattr(builtins, name) if name in SAFE_BUILTIN_EXCEPTIONS else RuntimeError
             raise kind(text if kind is not RuntimeError else f"{name}: {text}")
+        after = reply.get("args_after")
+        if isinstance(after, list) and len(after) == len(args):
+            for original, changed in zip(args, after):
+                if changed is not None:
+                    _update_in_place(original, self.decode(changed))
         return self.decode(reply.get("value"))
+
+
+def _update_in_place(original: Any, changed: Any) -> None:
+    """Give a dict or list the test's callback was handed the contents the callback left in its copy."""
+    if isinstance(original, dict) and isinstance(changed, dict):
+        original.clear()
+        original.update(changed)
+    elif isinstance(original, list) and isinstance(changed, list):
+        original[:] = changed
 
 
 def _forwarder(stub: TrustedStub, name: str) -> Callable[..., Any]:
