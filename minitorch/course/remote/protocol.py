@@ -28,6 +28,7 @@ import json
 import os
 import select
 import struct
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -304,12 +305,19 @@ class Endpoint:
         self.timeout = timeout
         self.sequence = 0
         self.broken: Optional[str] = None
+        # one exchange at a time: a test's threads would otherwise interleave their messages on
+        # the pipe (re-entrant: a callback served on this thread may request in turn)
+        self.lock = threading.RLock()
 
     def _deadline(self) -> Optional[float]:
         return None if self.timeout is None else time.monotonic() + self.timeout
 
     def request(self, message: dict) -> dict:
         """Send ``message`` as a request and return its reply."""
+        with self.lock:
+            return self._request(message)
+
+    def _request(self, message: dict) -> dict:
         if self.broken is not None:
             raise ChannelClosed(self.broken)
         self.sequence += 1
