@@ -16,7 +16,8 @@ from .creation import (
 from .device import device, get_default_device, set_default_device
 from .generator import Generator
 from .dtypes import (
-    bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int32, int64, set_default_dtype, uint8,
+    bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64, set_default_dtype,
+    uint8,
 )
 from .ops.elementwise import (
     abs, acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh, atan, atan2,
@@ -29,7 +30,9 @@ from .toplevel import (
 )
 from .toplevel import add, div, divide, floor_divide, is_floating_point, ravel, rsub, sub, subtract, true_divide
 from .toplevel import bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor
-from .legacy_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
+from .legacy_types import (
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+)
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors
 from .size import Size
@@ -68,6 +71,7 @@ float = float32  # noqa: A001 - PyTorch's public names
 double = float64
 long = int64
 int = int32  # noqa: A001
+short = int16
 
 # PyTorch's module-level constants (``torch.pi`` and friends), the floats of the math module
 pi = math.pi

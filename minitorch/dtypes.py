@@ -57,23 +57,25 @@ def _named_dtype(name: str) -> "dtype":
 
 bool_ = dtype("bool", np.bool_, BOOLEAN, 1)
 uint8 = dtype("uint8", np.uint8, INTEGRAL, 1)
+int8 = dtype("int8", np.int8, INTEGRAL, 1)
+int16 = dtype("int16", np.int16, INTEGRAL, 2)
 int32 = dtype("int32", np.int32, INTEGRAL, 4)
 int64 = dtype("int64", np.int64, INTEGRAL, 8)
 float16 = dtype("float16", np.float16, FLOATING, 2)
 float32 = dtype("float32", np.float32, FLOATING, 4)
 float64 = dtype("float64", np.float64, FLOATING, 8)
 
-ALL_DTYPES = (bool_, uint8, int32, int64, float16, float32, float64)
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64, "int": int32})
+_BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64, "int": int32, "short": int16})
 
 _default_float = float32
 
 
 #: PyTorch's C++ scalar type names, as its error messages print them ("expected ... Long")
 SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                     "bool": "Bool", "uint8": "Byte"}
+                     "int16": "Short", "int8": "Char", "bool": "Bool", "uint8": "Byte"}
 
 
 def scalar_type_name(d: dtype) -> str:
@@ -130,10 +132,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a if a.category > b.category else b
     if a.category == FLOATING:
         return a if a.itemsize >= b.itemsize else b
-    # integers: uint8 with a signed type needs the next larger signed type
+    # integers: uint8 with a signed type needs a signed type wider than a byte
     if a is uint8 or b is uint8:
         other = b if a is uint8 else a
-        return int32 if other.itemsize <= 2 else other
+        return int16 if other.itemsize == 1 else other
     return a if a.itemsize >= b.itemsize else b
     # END SOLUTION
 

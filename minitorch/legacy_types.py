@@ -42,6 +42,8 @@ def _legacy_type(name: str, dtype: dtypes.dtype) -> LegacyTensorType:
 
 BoolTensor = _legacy_type("BoolTensor", dtypes.bool_)
 ByteTensor = _legacy_type("ByteTensor", dtypes.uint8)
+CharTensor = _legacy_type("CharTensor", dtypes.int8)
+ShortTensor = _legacy_type("ShortTensor", dtypes.int16)
 IntTensor = _legacy_type("IntTensor", dtypes.int32)
 LongTensor = _legacy_type("LongTensor", dtypes.int64)
 HalfTensor = _legacy_type("HalfTensor", dtypes.float16)

@@ -430,6 +430,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def byte(self) -> "Tensor":
         return self.to(dtypes.uint8)
 
+    def char(self) -> "Tensor":
+        return self.to(dtypes.int8)
+
+    def short(self) -> "Tensor":
+        return self.to(dtypes.int16)
+
     def type_as(self, other: "Tensor") -> "Tensor":
         return self.to(other.dtype)
 

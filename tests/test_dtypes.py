@@ -16,31 +16,41 @@ from minitorch import dtypes
 
 pytestmark = pytest.mark.task("2.6")
 
-b, u8, i32, i64 = dtypes.bool_, dtypes.uint8, dtypes.int32, dtypes.int64
+b, u8, i8, i16, i32, i64 = dtypes.bool_, dtypes.uint8, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64
 f16, f32, f64 = dtypes.float16, dtypes.float32, dtypes.float64
-ORDER = [b, u8, i32, i64, f16, f32, f64]
+ORDER = [b, u8, i8, i16, i32, i64, f16, f32, f64]
 
 #: torch.promote_types(row, column), rows and columns in ORDER
 PROMOTE_TABLE = [
-    # b    u8   i32  i64  f16  f32  f64
-    [b, u8, i32, i64, f16, f32, f64],  # bool
-    [u8, u8, i32, i64, f16, f32, f64],  # uint8
-    [i32, i32, i32, i64, f16, f32, f64],  # int32
-    [i64, i64, i64, i64, f16, f32, f64],  # int64
-    [f16, f16, f16, f16, f16, f32, f64],  # float16
-    [f32, f32, f32, f32, f32, f32, f64],  # float32
-    [f64, f64, f64, f64, f64, f64, f64],  # float64
+    # b    u8   i8   i16  i32  i64  f16  f32  f64
+    [b, u8, i8, i16, i32, i64, f16, f32, f64],  # bool
+    [u8, u8, i16, i16, i32, i64, f16, f32, f64],  # uint8
+    [i8, i16, i8, i16, i32, i64, f16, f32, f64],  # int8
+    [i16, i16, i16, i16, i32, i64, f16, f32, f64],  # int16
+    [i32, i32, i32, i32, i32, i64, f16, f32, f64],  # int32
+    [i64, i64, i64, i64, i64, i64, f16, f32, f64],  # int64
+    [f16, f16, f16, f16, f16, f16, f16, f32, f64],  # float16
+    [f32, f32, f32, f32, f32, f32, f32, f32, f64],  # float32
+    [f64, f64, f64, f64, f64, f64, f64, f64, f64],  # float64
 ]
+PAIRS = list(itertools.product(range(len(ORDER)), repeat=2))
 
 
-@pytest.mark.parametrize("i,j", list(itertools.product(range(7), range(7))), ids=lambda v: str(v))
+@pytest.mark.parametrize("i,j", PAIRS, ids=lambda v: str(v))
 def test_promote_types_table(i: int, j: int) -> None:
     assert dtypes.promote_types(ORDER[i], ORDER[j]) is PROMOTE_TABLE[i][j]
 
 
+def test_promote_table_is_torchs(torch_ref) -> None:
+    """The hand-written table against PyTorch itself."""
+    for i, j in PAIRS:
+        expected = torch_ref.promote_types(getattr(torch_ref, ORDER[i].name), getattr(torch_ref, ORDER[j].name))
+        assert PROMOTE_TABLE[i][j].name == str(expected).removeprefix("torch."), (ORDER[i], ORDER[j])
+
+
 def test_promote_table_is_symmetric_and_safe() -> None:
     """Sanity of the hand-written table itself against NumPy where NumPy agrees with PyTorch."""
-    for i, j in itertools.product(range(7), range(7)):
+    for i, j in PAIRS:
         assert PROMOTE_TABLE[i][j] is PROMOTE_TABLE[j][i]
         result = PROMOTE_TABLE[i][j]
         if ORDER[i].category == ORDER[j].category:  # within a category NumPy's rule is PyTorch's
@@ -130,7 +140,7 @@ def test_as_dtype_conversions() -> None:
     with pytest.raises(TypeError):
         dtypes.from_numpy_dtype(np.complex64)
     with pytest.raises(TypeError):
-        dtypes.from_numpy_dtype(np.int16)
+        dtypes.from_numpy_dtype(np.uint16)
 
 
 def test_default_dtype_round_trip() -> None:
@@ -146,7 +156,7 @@ def test_default_dtype_round_trip() -> None:
             dtypes.set_default_dtype(bad)
 
 
-@pytest.mark.parametrize("name", ["bool", "uint8", "int32", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("name", ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"])
 def test_pickle_gives_the_same_dtype_object(name: str) -> None:
     """Code compares dtypes with ``is``: a pickled tensor (a worker process's batch, a deep copy
     through pickle) must come back with the very dtype object, or ops between the copy and the

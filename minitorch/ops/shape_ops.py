@@ -214,7 +214,8 @@ ger = outer
 # ---- masks ----
 
 #: the C++ type names PyTorch's mask errors print for each dtype
-_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "float64": "double", "float32": "float", "float16": "c10::Half", "uint8": "unsigned char"}
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "float64": "double", "float32": "float", "float16": "c10::Half", "uint8": "unsigned char",
+                  "int16": "short int", "int8": "signed char"}
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002
