@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import warnings
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
+from ... import accelerator
 from ...creation import from_numpy
+from ...ops.pinned import pin_batch
 from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset, TensorDataset
@@ -29,6 +32,9 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 from .worker import WorkerPool, is_failure, is_stream_end, raise_failure
 
 DEFAULT_BATCH_SIZE = 1
+#: PyTorch's warning for ``pin_memory=True`` on a machine without an accelerator
+PIN_WITHOUT_ACCELERATOR = ("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                           "memory won't be used.")
 #: batches in flight per worker unless ``prefetch_factor`` says otherwise
 DEFAULT_PREFETCH_FACTOR = 2
 #: the range of the per-epoch base seed of the workers (a non-negative int64)
@@ -105,6 +111,15 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self) -> Iterator[Any]:
+        batches = self._batches()
+        if not self.pin_memory:
+            return batches
+        if not accelerator.is_available():  # PyTorch warns when each iteration starts, and goes on unpinned
+            warnings.warn(PIN_WITHOUT_ACCELERATOR, stacklevel=2)
+            return batches
+        return (pin_batch(batch) for batch in batches)
+
+    def _batches(self) -> Iterator[Any]:
         if self.num_workers > 0:
             yield from self._iterate_with_workers()
             return
