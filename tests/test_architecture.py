@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types"),
     ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
-     "distributed/"),
+     "distributed/", "compiler"),
     ("course/", "cli", "train", "train_ranks", "datasets", "demo", "__main__", "__init__"),
 )
 

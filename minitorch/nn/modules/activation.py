@@ -121,3 +121,6 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+from .attention import MultiheadAttention  # noqa: E402,F401 - PyTorch's module path for it

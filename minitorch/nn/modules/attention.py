@@ -17,14 +17,10 @@ from ...tensor import Tensor
 from .. import init
 from ..functional.attention import canonical_mask, multi_head_attention
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear under PyTorch's name for the output projection (so reprs and checkpoints agree)."""
 
 
 class MultiheadAttention(Module):
