@@ -58,3 +58,4 @@ from .modules import (  # noqa: E402
 
 # ---- randomized leaky ReLU (issue 17) ----
 from .modules import RReLU  # noqa: E402,F401
+from .modules import AvgPool3d, BatchNorm3d, Conv3d, ConvTranspose3d, MaxPool3d  # noqa: E402,F401 - volumes

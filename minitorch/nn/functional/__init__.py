@@ -71,3 +71,9 @@ __all__ += ["ctc_loss"]
 # ---- randomized leaky ReLU (issue 17) ----
 from .activation_extra import rrelu, rrelu_  # noqa: E402
 __all__ += ["rrelu", "rrelu_"]
+
+# ---- volumes: the 3-D convolutions and pooling ----
+from .conv import conv3d  # noqa: E402
+from .conv_transpose import conv_transpose3d  # noqa: E402
+from .pooling import avg_pool3d, max_pool3d  # noqa: E402
+__all__ += ["avg_pool3d", "conv3d", "conv_transpose3d", "max_pool3d"]

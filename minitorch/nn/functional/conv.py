@@ -158,3 +158,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
            padding: Padding = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """2-D convolution (cross-correlation) of ``(N, C, H, W)`` or ``(C, H, W)`` input with ``(O, C/groups, KH, KW)`` weight."""
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,  # noqa: A002
+           padding: Padding = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    """3-D convolution of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with ``(O, C/groups, KD, KH, KW)`` weight."""
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)

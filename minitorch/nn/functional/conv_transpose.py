@@ -147,3 +147,10 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
                      dilation: IntOrTuple = 1) -> Tensor:
     """2-D transposed convolution of ``(N, C, H, W)`` or ``(C, H, W)`` input with ``(C, O/groups, KH, KW)`` weight."""
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,  # noqa: A002
+                     padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """3-D transposed convolution of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with ``(C, O/groups, KD, KH, KW)`` weight."""
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups, dilation)

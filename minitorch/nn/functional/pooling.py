@@ -83,6 +83,11 @@ def _check_pool2d_args(kernel: tuple, steps: tuple, pads: tuple, dilations: tupl
             raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
         if pad > _half_toward_zero((k - 1) * dilation + 1):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, kernel_size={k} and dilation={dilation}")
+    if len(kernel) != 2:  # a volume: the same rules, worded for any number of dims
+        if any(k <= 0 for k in kernel) or any(st <= 0 for st in steps) or any(d <= 0 for d in dilations):
+            raise RuntimeError(f"kernel_size, stride and dilation should be greater than zero, but got kernel_size="
+                               f"{kernel}, stride={steps} and dilation={dilations}")
+        return
     (k_h, k_w), (step_h, step_w), (pad_h, pad_w), (dilation_h, dilation_w) = kernel, steps, pads, dilations
     if k_h <= 0 or k_w <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k_h} kW: {k_w}")
@@ -172,6 +177,12 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
     return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
+def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,  # noqa: A002
+               dilation: IntOrTuple = 1, ceil_mode: bool = False, return_indices: bool = False):
+    """Maximum over sliding windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+    return _max_pool("max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
 def _avg_pool(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
               padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool, divisor_override: Optional[int]) -> Tensor:
     if divisor_override == 0:
@@ -205,6 +216,12 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
     """Mean over sliding windows of ``(N, C, H, W)`` or ``(C, H, W)`` input."""
     return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
+    """Mean over sliding windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+    return _avg_pool("avg_pool3d", 3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def _averaging_matrix(size: int, out_size: int, like: Tensor) -> Tensor:

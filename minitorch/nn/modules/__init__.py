@@ -92,3 +92,9 @@ __all__ += activation_extra.__all__ + padding.__all__ + [
 # ---- randomized leaky ReLU (issue 17) ----
 from .activation_extra import RReLU  # noqa: E402
 __all__ += ["RReLU"]
+
+# ---- volumes: the 3-D convolutions, pooling and batch norm ----
+from .conv import Conv3d, ConvTranspose3d  # noqa: E402
+from .normalization import BatchNorm3d  # noqa: E402
+from .pooling import AvgPool3d, MaxPool3d  # noqa: E402
+__all__ += ["AvgPool3d", "BatchNorm3d", "Conv3d", "ConvTranspose3d", "MaxPool3d"]

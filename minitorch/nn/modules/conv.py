@@ -131,6 +131,16 @@ class Conv2d(_ConvNd):
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``) input."""
+
+    _spatial = 3
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        x, padding = self._padded_input(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
 class _ConvTransposeNd(_ConvNd):
     """What ConvTranspose1d and ConvTranspose2d share: ``output_padding``, and ``output_size`` in forward."""
 
@@ -187,4 +197,14 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:  # noqa: A002
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``) input."""
+
+    _spatial = 3
+
+    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:  # noqa: A002
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)

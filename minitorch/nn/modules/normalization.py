@@ -164,6 +164,14 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch norm of ``(N, C, D, H, W)`` input."""
+
+    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
 class _InstanceNorm(_NormBase):
     r"""Instance normalisation: each channel of each sample normalised over its own positions.
 
