@@ -77,15 +77,16 @@ def add_to_init(submission: Path, code: str) -> None:
         f.write("\n" + code + "\n")
 
 
-def grade(submission: Path, out: Path, *extra: str, course: Path = ROOT, workspace: Path | None = None) -> tuple[subprocess.CompletedProcess, dict]:
-    """Grade task 0.1 of ``submission`` with a secret in the grader's environment."""
+def grade(submission: Path, out: Path, *extra: str, course: Path = ROOT, workspace: Path | None = None,
+          task: str = TASK, timeout: float = GRADE_TIMEOUT) -> tuple[subprocess.CompletedProcess, dict]:
+    """Grade ``task`` (0.1 unless told) of ``submission`` with a secret in the grader's environment."""
     results = out / "results.json"
     command = [
         sys.executable, "-m", "minitorch.course", "grade", "--root", str(course), "--submission", str(submission),
-        "--task", TASK, "--results", str(results), "--workspace", str(workspace or out / "workspace"), *extra,
+        "--task", task, "--results", str(results), "--workspace", str(workspace or out / "workspace"), *extra,
     ]
     env = dict(os.environ, **{SECRET_VARIABLE: SECRET_VALUE})
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=GRADE_TIMEOUT)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     assert results.is_file(), f"no results.json:\n{done.stdout}\n{done.stderr}"
     return done, json.loads(results.read_text(encoding="utf-8"))
 
@@ -352,4 +353,24 @@ _atexit.register(_rewrite)
 def test_forging_outcomes_inside_the_test_process(kind: str, submission: Path, tmp_path: Path, unchanged_checkout) -> None:
     add_to_init(submission, IN_PROCESS_FORGERIES[kind])
     done, data = grade(submission, tmp_path)
+    assert_honest_zero(done, data)
+
+
+#: a task of a later step that is graded remotely (the reference passes all its tests through the proxy)
+LATER_TASK = "4.3"
+#: its first grading also calibrates it: a stub release of step 4 and the reference, through the proxy
+LATER_GRADE_TIMEOUT = 1200
+
+
+def test_forging_outcomes_in_a_later_step(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+                                          unchanged_checkout) -> None:
+    """Remote grading is not only for steps 0 and 1: a step-4 task's scores are decided outside
+    the submission's processes too, so patching pytest's reports from the package changes nothing."""
+    release_folder = tmp_path_factory.mktemp("release") / "step-4"
+    release(ROOT, 4, release_folder)
+    submission = tmp_path / "submission"
+    shutil.copytree(release_folder / "minitorch", submission / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    add_to_init(submission, IN_PROCESS_FORGERIES["patched-report-factory"])
+    done, data = grade(submission, tmp_path, task=LATER_TASK, timeout=LATER_GRADE_TIMEOUT)
+    assert f"task {LATER_TASK} is graded inside the sandbox" not in done.stderr
     assert_honest_zero(done, data)
