@@ -126,8 +126,8 @@ def test_a_stubbed_task_gives_one_sentence_instead_of_a_traceback(
     assert main(["milestone", "1", "--quick", "--no-progress", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert out.strip().splitlines()[-1] == (
-        "Do task 0.1 first (Scalar arithmetic, comparisons and the basic functions (see "
-        "assignments/00-operators/README.md)): milestone 1 (the perceptron) needs step 0.")
+        "Do task 0.1 first (Scalar arithmetic, comparisons and the basic functions; see "
+        "assignments/00-operators/README.md): milestone 1 (the perceptron) needs step 0.")
     assert "Traceback" not in out and not list(tmp_path.iterdir())
 
 
@@ -173,4 +173,12 @@ def test_a_stub_met_while_training_is_reported_too(quick: Options) -> None:
 
     milestone = Milestone(9, "a test", 2000, (), steps=(0,), run=meets_a_stub)
     missing = run_milestone(milestone, quick)
-    assert (missing.task, missing.detail) == ("9.2", "DataLoader batching (see assignments/09-training/README.md)")
+    assert (missing.task, missing.detail) == ("9.2", "DataLoader batching; see assignments/09-training/README.md")
+
+
+def test_the_first_unfinished_task_of_a_step_is_the_one_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    def stub(*args: object) -> None:
+        raise NotImplementedError("Task 2.1: Strided storage (see assignments/02-tensor/README.md)")
+
+    monkeypatch.setattr(minitorch.tensor_data, "index_to_position", stub)
+    assert checks.first_missing((0, 1, 2)) == checks.Missing(2, "2.1", "Strided storage; see assignments/02-tensor/README.md")

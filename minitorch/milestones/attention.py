@@ -102,7 +102,7 @@ class CharTransformer(nn.Module):
 
 
 def unigram_entropy(tokens: np.ndarray) -> float:
-    """:math:`-\\sum_c p_c \\log p_c` in nats over the token frequencies."""
+    r""":math:`-\sum_c p_c \log p_c` in nats over the token frequencies."""
     counts = np.bincount(tokens)
     p = counts[counts > 0] / len(tokens)
     return float(-(p * np.log(p)).sum())
@@ -145,14 +145,13 @@ def sample(model: CharTransformer, prompt: str, length: int, seed: int) -> str:
     return decode(tokens)
 
 
-def mean_loss(losses: list[float], last: int) -> float:
-    """The mean of the last ``last`` losses (one batch's loss is noisy)."""
-    tail = losses[-last:]
-    return float(np.mean(tail))
-
-
 #: the final loss reported is the mean over this many last steps
 LOSS_WINDOW = 10
+
+
+def mean_loss(losses: list[float], last: int) -> float:
+    """The mean of the last ``last`` losses (one batch's loss is noisy)."""
+    return float(np.mean(losses[-last:]))
 
 
 def run(options: Options) -> Outcome:

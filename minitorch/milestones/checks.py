@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
 import minitorch
-from minitorch import backends, nn, operators
+from minitorch import backends, nn, operators, tensor_data
 from minitorch.autodiff import central_difference
 from minitorch.scalar import Scalar
 
 #: how a stub's message starts: ``Task 2.3: Forward of ... (see assignments/02-tensor/README.md)``
 STUB_MESSAGE = re.compile(r"^Task (?P<task>\d+\.\d+): (?P<rest>.*)$", re.DOTALL)
+#: the README a stub's message points to, at its end
+GUIDE_SUFFIX = re.compile(r"\s*\(see (?P<guide>[^()]+)\)$")
 #: tolerance of the hand-derived values (float32 kernels, float64 Python)
 TOLERANCE = 1e-4
 #: the steps whose checks run on the pure-Python backend (they come before the Numba kernels)
@@ -73,8 +75,20 @@ def _tensor_gradients() -> None:
     _close("permute", a.permute(1, 0)[0, 1].item(), 3.0)
 
 
+def _strides_and_broadcasting() -> None:
+    """Tasks 2.1 and 2.2 directly, so that the first task named is the first one not done."""
+    _close("index_to_position((1, 2), strides (3, 1))", tensor_data.index_to_position((1, 2), (3, 1)), 5.0)
+    strides = tuple(tensor_data.strides_from_shape((2, 3, 4)))
+    if strides != (12, 4, 1):
+        raise CheckFailed(f"strides_from_shape((2, 3, 4)) gave {strides}, expected (12, 4, 1)")
+    shape = tuple(tensor_data.shape_broadcast((2, 1), (3,)))
+    if shape != (2, 3):
+        raise CheckFailed(f"shape_broadcast((2, 1), (3,)) gave {shape}, expected (2, 3)")
+
+
 def check_tensors() -> None:
     """Step 2: strided tensors, broadcasting, the ops' forward and backward (pure-Python backend)."""
+    _strides_and_broadcasting()
     with backends.use(SIMPLE_BACKEND):
         _tensor_gradients()
 
@@ -165,7 +179,10 @@ def missing_from_error(step: int, error: BaseException) -> Missing:
     message = str(error).strip()
     found = STUB_MESSAGE.match(message) if isinstance(error, NotImplementedError) else None
     if found is not None:
-        return Missing(step, found["task"], found["rest"].strip())
+        rest = found["rest"].strip()
+        guide = GUIDE_SUFFIX.search(rest)
+        detail = f"{rest[:guide.start()]}; see {guide['guide']}" if guide else rest
+        return Missing(step, found["task"], detail)
     first_line = (message.splitlines() or [""])[0]
     return Missing(step, None, f"{type(error).__name__}: {first_line}" if first_line else type(error).__name__)
 

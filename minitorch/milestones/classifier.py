@@ -13,7 +13,7 @@ import numpy as np
 import minitorch
 from minitorch import nn
 
-from .common import Options, batches, progress, pyplot
+from .common import Options, batches, progress
 
 
 @dataclass
@@ -74,5 +74,3 @@ def plot_predictions(axes: np.ndarray, images: np.ndarray, truth: np.ndarray, pr
         ax.set_title(str(int(guess)), color="black" if guess == label else "red", fontsize=9)
         ax.axis("off")
 
-
-__all__ = ["Curves", "fit", "plot_curves", "plot_predictions", "predict", "pyplot"]

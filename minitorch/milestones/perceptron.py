@@ -76,10 +76,12 @@ def _plot(points: np.ndarray, labels: np.ndarray, weight: np.ndarray, bias: floa
     xx, yy = np.meshgrid(np.linspace(-1, 1, GRID_STEPS), np.linspace(-1, 1, GRID_STEPS))
     side = np.sign(weight[0] * xx + weight[1] * yy + bias)
     boundary_ax.contourf(xx, yy, side, levels=[-2, 0, 2], colors=["#f4b6b6", "#b6cdf4"], alpha=0.6)
-    boundary_ax.scatter(points[:, 0], points[:, 1], c=labels, cmap="RdBu", edgecolors="k", s=18)
+    colors = np.where(labels > 0, "tab:blue", "tab:red")
+    boundary_ax.scatter(points[:, 0], points[:, 1], c=colors, edgecolors="k", linewidths=0.5, s=22)
     boundary_ax.set(title="perceptron: learned decision boundary", xlabel="x0", ylabel="x1", aspect="equal")
     mistakes_ax.plot(range(1, len(mistakes) + 1), mistakes, marker="o")
-    mistakes_ax.set(title="mistakes per epoch (0: converged)", xlabel="epoch", ylabel="updates")
+    mistakes_ax.set(title="mistakes per epoch (0: converged)", xlabel="epoch", ylabel="updates",
+                    xticks=range(1, len(mistakes) + 1))
     mistakes_ax.grid(True, alpha=0.3)
     return save_figure(figure, options.out_dir, PICTURE)
 
