@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     milestone = MILESTONES[args.number]
     print(describe(milestone))
+    print(f"checking {milestone.steps_text} (the first run also compiles the Numba kernels: a minute or two)", flush=True)
     options = Options(out_dir=args.out, seed=args.seed, quick=args.quick, progress=not args.no_progress,
                       backend=CPU_BACKEND)
     result = run_milestone(milestone, options)
