@@ -65,6 +65,12 @@ status: $(STAMP)
 grade: $(STAMP)
 	$(BIN)/python -m minitorch.course grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(if $(STEP),--step $(STEP)) --results $(or $(RESULTS),out/results.json)
 
+# `make milestone N=k`: run milestone k (1 perceptron, 2 XOR, 3 digits MLP, 4 LeNet-5, 5 attention) on your code;
+# without N, list them and the steps each needs.
+.PHONY: milestone
+milestone: $(STAMP)
+	$(BIN)/minitorch milestone $(if $(N),$(N),--list) $(if $(QUICK),--quick)
+
 docs: $(STAMP)
 	$(BIN)/python -m compat.coverage
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --quiet

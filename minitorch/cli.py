@@ -17,6 +17,7 @@ from typing import Any, Optional, Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("minitorch.train", "train an MLP on a 2-D teaching set or the digits and plot the curves"),
     "course": ("minitorch.course.cli", "the course: status of your tasks, student releases, grading, the task table"),
+    "milestone": ("minitorch.milestones.cli", "run a milestone (perceptron, XOR, digits MLP, LeNet-5, attention) on your code"),
 }
 
 

@@ -61,6 +61,7 @@ def student_readme(steps: list[Step], first_stubbed: int, root: Path, notebooks:
         "make status TASK=X.Y        # one task only",
         f"make grade STEP={first_stubbed}            # score it as the grader does (the tests you can see)",
         "make test                   # everything: the whole test suite and the notebooks",
+        "make milestone N=1          # a milestone on your own code (make milestone: the five, the steps each needs)",
         "```",
         "",
         "Each command sets up the environment the first time (Python 3.11, in `.venv`). Code you",
