@@ -54,10 +54,6 @@ PACKAGE = "minitorch"
 PACKAGE_INIT = "__init__.py"
 NUMBA_CACHE = ".numba-cache"
 PYTEST_OPTIONS = ("-q", "--no-header", "-p", "no:cacheprovider", "-p", "no:randomly", "--tb=short")
-#: steps whose tests run in a trusted process against a sandboxed worker (see :mod:`.remote`);
-#: the others still run their tests inside the sandbox, next to the graded code. A step is
-#: here only when the reference passes all its graded tests that way (tests/test_course_remote.py)
-REMOTE_STEPS = frozenset({0, 1})
 #: the remote-object package as the sandbox and the trusted test process import it
 REMOTE_PACKAGE = "minitorch_remote"
 REMOTE_PLUGIN = f"{REMOTE_PACKAGE}.plugin"
@@ -502,8 +498,8 @@ def grade(
     a package that does not import), one message saying why. ``workspace`` is wiped first.
     ``unscored`` maps a task id to the node ids that carry no points (those passing on the
     task's stub, see :mod:`.calibration`). ``remote_tasks`` are the task ids whose tests run
-    in a trusted process against a sandboxed worker (default: those of :data:`REMOTE_STEPS`;
-    the CLI passes only those the reference passes that way, see :mod:`.calibration`).
+    in a trusted process against a sandboxed worker (default: all of them; the CLI passes only
+    those whose every test the reference passes that way, see :mod:`.calibration`).
     """
     course_root, submission = Path(course_root).resolve(), Path(submission).absolute()
     tasks = choose_tasks(course_root, steps, task_ids)
@@ -516,7 +512,7 @@ def grade(
     if not owned and base.exists():
         shutil.rmtree(base)  # a reused workspace is never trusted
     try:
-        remote = {t.id for t in tasks if step_of(t.id) in REMOTE_STEPS} if remote_tasks is None else set(remote_tasks)
+        remote = {t.id for t in tasks} if remote_tasks is None else set(remote_tasks)
         grading = Grading(course_root, package, base, timeout, frozenset(remote))
         broken = grading.import_error()
         results = [grade_task(grading, task, broken) for task in tasks]

@@ -10,9 +10,9 @@ The answer depends only on the course's files, so it is cached under the course'
 ``out/`` folder (the grader's, never visible to graded code), keyed by a hash of the files
 that decide it: change a test, a stub or a ``tasks.toml`` and it is computed again.
 
-The same cache records which tasks may be graded remotely (:func:`remote_ready`): a task of
-:data:`~.autograde.REMOTE_STEPS` is, once the reference has passed every one of its tests
-(the hidden ones included) through the remote-object protocol.
+The same cache records which tasks may be graded remotely (:func:`remote_ready`): a task is,
+once the reference has passed every one of its tests (the hidden ones included) through the
+remote-object protocol.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from .autograde import GRADING_DIR, HIDDEN_TESTS_DIR, REMOTE_STEPS, build_workspace, grade, read_report, run_pytest
+from .autograde import GRADING_DIR, HIDDEN_TESTS_DIR, build_workspace, grade, read_report, run_pytest
 from .release import release
 from .tasks import ASSIGNMENTS_DIR, Task, step_of
 
@@ -89,9 +89,9 @@ def _measure(course_root: Path, step: int, tasks: list[Task], timeout: float) ->
 
 
 def remote_ready(course_root: Path, tasks: Iterable[Task], timeout: float) -> set[str]:
-    """The ids of ``tasks`` to grade remotely: those of :data:`REMOTE_STEPS` whose tests the
-    reference passes, every one of them, when graded that way (measured once per course version)."""
-    candidates = [t for t in tasks if step_of(t.id) in REMOTE_STEPS]
+    """The ids of ``tasks`` to grade remotely: those whose tests the reference passes, every one
+    of them, when graded that way (measured once per course version)."""
+    candidates = list(tasks)
     fingerprint = course_fingerprint(course_root)
     cache = course_root / CACHE_DIR
     stored = {t.id: cache / f"remote-{t.id}-{fingerprint[:16]}.json" for t in candidates}

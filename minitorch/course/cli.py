@@ -13,12 +13,12 @@ from typing import Optional, Sequence
 
 import traceback
 
-from .autograde import DEFAULT_TIMEOUT, REMOTE_STEPS, choose_tasks, failure_results, grade, table, write_json, write_results
+from .autograde import DEFAULT_TIMEOUT, choose_tasks, failure_results, grade, table, write_json, write_results
 from .calibration import passing_on_stubs, remote_ready
 from .markers import MarkerError
 from .release import is_student_release, release, summary
 from .status import print_status
-from .tasks import TaskFileError, step_of, task_table, update_table
+from .tasks import TaskFileError, task_table, update_table
 
 
 #: the whole status run (every step's tests in one process) may take this long
@@ -58,7 +58,7 @@ def run_grade(args: argparse.Namespace) -> int:
             unscored = passing_on_stubs(root, tasks, args.timeout)
             remote = remote_ready(root, tasks, args.timeout)
             for task in tasks:
-                if step_of(task.id) in REMOTE_STEPS and task.id not in remote:
+                if task.id not in remote:
                     print(f"warning: task {task.id} is graded inside the sandbox's test process: the reference "
                           "does not pass all its tests remotely", file=sys.stderr)
         results, broken = grade(
