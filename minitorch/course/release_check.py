@@ -130,7 +130,7 @@ def check_stubs(course_root: Path, folder: Path, step: int, timeout: float) -> C
 
 def check_import(folder: Path, timeout: float) -> Check:
     """(b) the release's package imports, from the release itself."""
-    script = f"import minitorch; assert minitorch.__file__.startswith({str(folder)!r}), minitorch.__file__"
+    script = f"import minitorch; assert minitorch.__file__.startswith({str(folder.resolve())!r}), minitorch.__file__"
     done = _run([sys.executable, "-c", script], folder, timeout)
     return Check("", done.returncode == 0, _tail(done.stderr) if done.returncode else "")
 
