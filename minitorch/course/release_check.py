@@ -136,15 +136,15 @@ def check_import(folder: Path, timeout: float) -> Check:
 
 
 def step_notebooks(folder: Path, step: int) -> list[str]:
-    """The notebooks of ``step`` in the release: ``notebooks/NN_*.ipynb``."""
-    return sorted(p.relative_to(folder).as_posix() for p in (folder / "notebooks").glob(f"{step:02d}_*.ipynb"))
+    """The notebooks of ``step`` in the release: ``notebooks/NN*.ipynb`` (``09_training``, ``09b_...``)."""
+    return sorted(p.relative_to(folder).as_posix() for p in (folder / "notebooks").glob(f"{step:02d}*.ipynb"))
 
 
 def check_notebooks(folder: Path, step: int, timeout: float) -> Check:
     """(c) the step's notebooks pass nbval in the release."""
     notebooks = step_notebooks(folder, step)
     if not notebooks:
-        return Check("", False, f"no notebooks/{step:02d}_*.ipynb in the release")
+        return Check("", False, f"no notebooks/{step:02d}*.ipynb in the release")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *NBVAL_OPTIONS, *notebooks]
     done = _run(command, folder, timeout)
     return Check("", done.returncode == 0, ", ".join(notebooks) + ("" if done.returncode == 0 else f": {_tail(done.stdout)}"))
