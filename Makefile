@@ -58,6 +58,14 @@ student: $(STAMP)
 	@test -n "$(STEP)" || { echo "usage: make student STEP=N [OUT=dir]"; exit 2; }
 	$(BIN)/python -m minitorch.course student --step $(STEP) --out $(or $(OUT),out/student-step$(STEP))
 
+# `make release-check STEP=N`: write the release of step N (to out/release-check/stepN, reused so
+# Numba's cache survives) and check it: each task fails only on its own stub, the release imports,
+# the step's notebook runs under nbval, and the reference scores full points on the step.
+.PHONY: release-check
+release-check: $(STAMP)
+	@test -n "$(STEP)" || { echo "usage: make release-check STEP=N"; exit 2; }
+	$(BIN)/python -m minitorch.course release-check --step $(STEP) --out out/release-check/step$(STEP)
+
 # `make status [STEP=N] [TASK=X.Y] [BACKEND=cpu]`: run your code's task tests and print each task's state and points, and the next task.
 status: $(STAMP)
 	$(BIN)/minitorch course status $(if $(STEP),--step $(STEP)) $(if $(TASK),--task $(TASK)) $(if $(BACKEND),--backend $(BACKEND))

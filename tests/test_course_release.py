@@ -30,13 +30,12 @@ import pytest
 from minitorch.course.markers import SOLUTION_TAG, has_marker_text
 from minitorch.course.probe import plan_swaps, unwrap_simulator_message
 from minitorch.course.release import HIDDEN_TESTS_DIR, plan_release, release
+from minitorch.course.release_check import from_stub, judge_probe_report, probe_command
 from minitorch.course.tasks import load_steps, load_tasks, step_of
 
 ROOT = Path(__file__).resolve().parents[1]
 #: where integrity releases go: a fixed folder, so Numba's on-disk cache keeps their kernels
 RELEASES = ROOT / ".venv" / "course-integrity" if (ROOT / ".venv").is_dir() else None
-#: parametrizations of each test function the probe runs
-PER_TEST = 3
 PROBE_TIMEOUT = 900
 
 
@@ -55,38 +54,16 @@ def probe_env(folder: Path) -> dict[str, str]:
 
 def run_probe(folder: Path, task_ids: list[str], targets: list[str], report: Path, *extra: str) -> str:
     """Run the probe plugin in ``folder`` on ``targets``; returns the output's tail."""
-    command = [
-        sys.executable, "-m", "pytest", "-p", "minitorch.course.probe", "--probe-report", str(report),
-        f"--probe-per-test={PER_TEST}", "-q", "--tb=no", "-rN", "-p", "no:randomly", "-p", "no:cacheprovider",
-        *[f"--probe-task={t}" for t in task_ids], *extra, *targets,
-    ]
+    command = probe_command(report, task_ids, targets, *extra)
     done = subprocess.run(command, cwd=folder, env=probe_env(folder), capture_output=True, text=True, timeout=PROBE_TIMEOUT)
     assert done.returncode in (0, 1), f"pytest could not run:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout[-2000:]
 
 
-def from_stub(record: dict, task_id: str) -> bool:
-    """A failure caused by the NotImplementedError of ``task_id``'s stub (also when a test's
-    ``pytest.raises(RuntimeError, match=...)`` caught it: NotImplementedError is a RuntimeError)."""
-    stub = f"Task {task_id}:"
-    message = record["message"]
-    return message.startswith(f"NotImplementedError: {stub}") or f"Actual message: '{stub}" in message
-
-
 def check_report(report: Path, task_ids: list[str], stubbed: list[str]) -> None:
     """Every failure comes from a stub in ``stubbed``; every task fails at least one test on its own stub."""
-    own: dict[str, int] = defaultdict(int)
-    wrong: list[str] = []
-    for line in report.read_text().splitlines():
-        record = json.loads(line)
-        if record["kind"] != "result" or record["status"] != "failed":
-            continue
-        if from_stub(record, record["task"]):
-            own[record["task"]] += 1
-        elif not any(from_stub(record, t) for t in stubbed):
-            wrong.append(f"{record['nodeid']} ({record['when']}): {record['message'][:300]}")
+    wrong, silent = judge_probe_report(report, task_ids, stubbed)
     assert not wrong, "tests failing otherwise than with a stub's NotImplementedError:\n" + "\n".join(wrong)
-    silent = [t for t in task_ids if not own[t]]
     assert not silent, f"tasks whose stub fails none of their tests: {silent}"
 
 
@@ -227,7 +204,7 @@ def test_probe_sees_a_stub_through_the_cuda_simulator() -> None:
     stub = "Task 3.4: CUDA kernels: index helpers, the op tables, map and zip on a 1-D grid"
     wrapped = f"NotImplementedError: tid=[3, 0, 0] ctaid=[1, 0, 0]: {stub}"
     assert unwrap_simulator_message(wrapped) == f"NotImplementedError: {stub}"
-    assert from_stub({"message": unwrap_simulator_message(wrapped)}, "3.4")
+    assert from_stub(unwrap_simulator_message(wrapped), "3.4")
     # any other error stays what it is, so it still counts as a wrong failure
     assert unwrap_simulator_message("AssertionError: tid=[0, 0, 0] ctaid=[0, 0, 0]: boom") == "AssertionError: boom"
     assert unwrap_simulator_message("AssertionError: assert 1 == 2") == "AssertionError: assert 1 == 2"

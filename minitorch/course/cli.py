@@ -1,4 +1,4 @@
-"""Command line of the course tooling: ``python -m minitorch.course {student,grade,status,tasks}``.
+"""Command line of the course tooling: ``python -m minitorch.course {student,grade,status,release-check,tasks}``.
 
 :func:`add_subcommands` attaches the same subcommands to another ``argparse`` parser (the
 ``minitorch`` command), so both entry points share one definition.
@@ -17,6 +17,7 @@ from .autograde import DEFAULT_TIMEOUT, choose_tasks, failure_results, grade, ta
 from .calibration import passing_on_stubs, remote_ready
 from .markers import MarkerError
 from .release import is_student_release, release, summary
+from .release_check import DEFAULT_TIMEOUT as RELEASE_CHECK_TIMEOUT, release_check
 from .status import print_status
 from .tasks import TaskFileError, task_table, update_table
 
@@ -100,8 +101,20 @@ def run_status(args: argparse.Namespace) -> int:
         return 1
 
 
+def run_release_check(args: argparse.Namespace) -> int:
+    root = _course_root(args.root)
+    try:
+        checks = release_check(root, args.step, args.out, args.timeout)
+    except (MarkerError, TaskFileError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    failed = [c for c in checks if not c.ok]
+    print(f"release of step {args.step}: " + (f"{len(failed)} of {len(checks)} checks failed" if failed else "every check passed"))
+    return 1 if failed else 0
+
+
 def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``student``, ``grade``, ``status`` and ``tasks`` to ``subparsers``."""
+    """Add ``student``, ``grade``, ``status``, ``release-check`` and ``tasks`` to ``subparsers``."""
     student = subparsers.add_parser("student", help="write a student release with the solutions of steps >= STEP stubbed")
     student.add_argument("--step", type=int, required=True, help="first step whose solutions are removed")
     student.add_argument("--out", required=True, help="folder to write the release to (empty, or an earlier release)")
@@ -126,6 +139,13 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
     status.add_argument("--root", help="the course checkout (default: the current folder)")
     status.set_defaults(handler=run_status)
 
+    checker = subparsers.add_parser("release-check", help="write the release of STEP and check its stubs, import, notebooks and full points")
+    checker.add_argument("--step", type=int, required=True, help="the step whose release is checked")
+    checker.add_argument("--out", help="folder for the release (empty, or an earlier release; default: a temporary folder)")
+    checker.add_argument("--timeout", type=float, default=RELEASE_CHECK_TIMEOUT, help="seconds allowed to each check's run")
+    checker.add_argument("--root", help="the course repository (default: the current folder)")
+    checker.set_defaults(handler=run_release_check)
+
     tasks = subparsers.add_parser("tasks", help="print the Markdown table of all tasks")
     tasks.add_argument("--update", metavar="FILE", help="rewrite the table inside FILE (between its task-table lines) instead")
     tasks.add_argument("--root", help="the course repository (default: the current folder)")
@@ -134,7 +154,7 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``minitorch course ...`` subcommand's options: the same subcommands."""
-    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,status,tasks}"))
+    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,status,release-check,tasks}"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -143,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m minitorch.course", description=__doc__.splitlines()[0])
-    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,status,tasks}"))
+    add_subcommands(parser.add_subparsers(required=True, metavar="{student,grade,status,release-check,tasks}"))
     args = parser.parse_args(argv)
     return args.handler(args)
 

@@ -7,7 +7,9 @@ for every task of a later step:
   ``raise NotImplementedError("Task X.Y: <title> (see assignments/NN-name/README.md)")`` at the region's indentation, after
   the task's hint as a comment; signatures and docstrings stay as they are;
 - each notebook cell tagged ``solution`` keeps its ``# Task X.Y`` line and gets the same
-  stub; its outputs are cleared.
+  stub; its outputs are cleared;
+- each notebook's exercise cells of stubbed tasks lose their outputs, and its other code
+  cells may raise under nbval (:mod:`.release_notebooks`).
 
 The release's ``README.md`` is written for the student (:mod:`.student_readme`); the
 reference's moves to ``docs/framework-readme.md``. Left out of every release: hidden tests (``tests/hidden/``), the integrity tests of this
@@ -27,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Optional
 
 from .markers import MarkerError, Region, SolutionCell, find_regions, find_solution_cells, stub_lines, stub_notebook, stub_source
+from .release_notebooks import exercise_task_ids, release_notebook
 from .student_readme import FRAMEWORK_README, student_readme
 from .tasks import Task, load_steps, load_tasks, step_of
 
@@ -125,8 +128,10 @@ def plan_release(root: Path | str, step: int) -> ReleasePlan:
         elif name.endswith(".ipynb"):
             notebook = json.loads(path.read_text(encoding="utf-8"))
             cells = find_solution_cells(notebook, name, tasks.keys())
-            if any(should_stub(c.task_id) for c in cells):
+            exercises = exercise_task_ids(notebook, name, tasks.keys())
+            if any(should_stub(t) for t in tasks):
                 stubbed = stub_notebook(notebook, cells, should_stub, make_stub)
+                stubbed = release_notebook(stubbed, exercises, should_stub)
                 plan.rewritten[name] = json.dumps(stubbed, indent=1, ensure_ascii=False) + "\n"
                 _note_stubs(plan, name, cells, should_stub)
                 continue
