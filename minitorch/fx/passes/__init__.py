@@ -1,1 +1,1 @@
-"""Graph passes: shape propagation and Conv+BatchNorm fusion."""
+"""Graph passes: shape propagation, Conv+BatchNorm fusion and Linear+ReLU fusion (course task 10.2)."""
