@@ -17,16 +17,17 @@ from .tasks import Step
 FRAMEWORK_README = "docs/framework-readme.md"
 
 
-def _notebook_of(step: Step, notebooks: list[str]) -> str:
+def _notebooks_of(step: Step, notebooks: list[str]) -> list[str]:
+    """The step's notebooks: those named ``NN_*.ipynb`` for step ``NN`` (a step may have several)."""
     prefix = f"{step.number:02d}_"
-    return next((name for name in notebooks if Path(name).name.startswith(prefix)), "")
+    return [name for name in notebooks if Path(name).name.startswith(prefix)]
 
 
 def _step_section(step: Step, root: Path, notebooks: list[str]) -> list[str]:
     guide = step.directory.relative_to(root) / "README.md"
-    notebook = _notebook_of(step, notebooks)
+    named = " and ".join(f"`{name}`" for name in _notebooks_of(step, notebooks))
     lines = [f"### Step {step.number}: {step.name}", "", f"Read `{guide.as_posix()}` first"
-             + (f", then work through `{notebook}` (`make lab`)." if notebook else ".")]
+             + (f", then work through {named} (`make lab`)." if named else ".")]
     lines += ["", "| task | what you write | points | your files | check it |", "|---|---|---|---|---|"]
     for task in step.tasks:
         files = ", ".join(f"`{name}`" for name in task.files)

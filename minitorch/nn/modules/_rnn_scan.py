@@ -32,7 +32,7 @@ from ... import creation
 from ...autograd import Context, Function
 from ...tensor import Tensor
 
-__all__ = ["GRUScan", "LSTMScan", "RNNScan"]
+__all__ = ["GRUScan", "LSTMScan", "RNNScan", "lstm_step"]
 
 NONLINEARITIES = ("tanh", "relu")
 
@@ -96,6 +96,39 @@ def _sigmoid_slope(s: Tensor) -> Tensor:
 def _tanh_slope(y: Tensor) -> Tensor:
     r""":math:`\tanh' = 1 - \tanh^2`, from the saved :math:`\tanh`."""
     return 1.0 - y * y
+
+
+def lstm_step(xw_t: Tensor, h: Tensor, c: Tensor, w_hh_t: Tensor, scale: Tensor,
+              slope_scale: Tensor) -> tuple[Tensor, Tensor, tuple[Tensor, ...]]:
+    r"""One LSTM step from the input's share of the gates ``xw_t`` ``(B, 4H)``, the state ``h``
+    ``(B, P)``, ``c`` ``(B, H)`` and ``w_hh_t`` = :math:`W_{hh}^\top` ``(P, 4H)``.
+
+    With :math:`a = xw_t + h W_{hh}^\top` (one matmul for all four gates) split in PyTorch's
+    order :math:`a_i, a_f, a_g, a_o`:
+
+    .. math::
+        i = \sigma(a_i), \; f = \sigma(a_f), \; g = \tanh(a_g), \; o = \sigma(a_o), \quad
+        c' = f c + i g, \quad \mathrm{out} = o \tanh c'
+
+    Returns ``c'``, ``out`` (the new hidden state before any projection) and what
+    :meth:`LSTMScan.backward` reads: ``(i, f, g, o, tanh c', c, out, slopes)``, ``slopes``
+    ``(B, 4H)`` being each gate's derivative with respect to its pre-activation,
+    :math:`\sigma' = \sigma(1 - \sigma)` for ``i, f, o`` and :math:`\tanh' = 1 - g^2` for ``g``.
+    ``scale``/``slope_scale`` (from :func:`_lstm_gate_scales`) allow all four gates from a
+    single sigmoid, :math:`\tanh x = 2\sigma(2x) - 1`; using them is optional.
+    """
+    size = c.shape[-1]
+    # BEGIN SOLUTION 5.10
+    s = ((xw_t + h @ w_hh_t) * scale).sigmoid()
+    i, f, o = s[:, :size], s[:, size : 2 * size], s[:, 3 * size :]
+    g = s[:, 2 * size : 3 * size] * 2.0 - 1.0
+    c_new = f * c + i * g
+    tanh_c = c_new.tanh()
+    out = o * tanh_c
+    # d(gate)/d(pre-activation) for all four gates: k * sigma'(k x) = k * (s - s^2)
+    slopes = (s - s * s) * slope_scale
+    return c_new, out, (i, f, g, o, tanh_c, c, out, slopes)
+    # END SOLUTION
 
 
 class RNNScan(Function):
@@ -169,15 +202,7 @@ class LSTMScan(Function):
         cs: list[Optional[Tensor]] = [None] * xw.shape[0]
         saved: list[tuple[Tensor, ...]] = [()] * xw.shape[0]
         for t in _steps(xw.shape[0], reverse):
-            s = ((xw[t] + h @ w_hh_t) * scale).sigmoid()
-            i, f, o = s[:, :size], s[:, size : 2 * size], s[:, 3 * size :]
-            g = s[:, 2 * size : 3 * size] * 2.0 - 1.0
-            c_new = f * c + i * g
-            tanh_c = c_new.tanh()
-            out = o * tanh_c
-            # d(gate)/d(pre-activation) for all four gates: k * sigma'(k x) = k * (s - s^2)
-            slopes = (s - s * s) * slope_scale
-            saved[t] = (i, f, g, o, tanh_c, c, out, slopes)
+            c_new, out, saved[t] = lstm_step(xw[t], h, c, w_hh_t, scale, slope_scale)
             h_new = out if w_hr_t is None else out @ w_hr_t
             h, c = hs[t], cs[t] = _blend(mask, t, h_new, h), _blend(mask, t, c_new, c)
         states = creation.stack(hs)
