@@ -23,6 +23,7 @@ from .. import return_types
 from ..dtypes import scalar_type_name
 from ..type_info import finfo
 from ..autograd.function import Context, Function
+from ..creation import _written, eye
 from ..tensor import Tensor, add_tensor_methods
 
 class LinAlgError(RuntimeError):
@@ -181,9 +182,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Optional[Tensor] = No
                            f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
     solution = Solve.apply(A, rhs)
     solution = solution.squeeze(-1) if vector else (solution if left else solution.mT)
-    if out is not None:
-        return out.resize_(solution.shape).copy_(solution)
-    return solution
+    return _written(out, solution, "linalg.solve")
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
@@ -200,8 +199,6 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
 
 
 def _eye_like(A: Tensor) -> Tensor:
-    from ..creation import eye
-
     return eye(A.shape[-1], dtype=A.dtype, device=A.device)
 
 
@@ -323,10 +320,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Optional[Tensor] = None) ->
     """The Cholesky factor of each symmetric positive-definite matrix: lower, or upper (its transpose)."""
     check_matrices(A, "linalg.cholesky")
     factor = Cholesky.apply(A)
-    factor = factor.mT if upper else factor
-    if out is not None:
-        return out.resize_(factor.shape).copy_(factor)
-    return factor
+    return _written(out, factor.mT if upper else factor, "linalg.cholesky")
 
 
 # ---------------------------------------------------------------------- QR
@@ -588,9 +582,7 @@ def matrix_power(A: Tensor, n: int, *, out: Optional[Tensor] = None) -> Tensor:
             remaining >>= 1
             if remaining:
                 base = base @ base
-    if out is not None:
-        return out.resize_(result.shape).copy_(result)
-    return result
+    return _written(out, result, "linalg.matrix_power")
 
 
 # ---------------------------------------------------------------------- Householder products
@@ -608,8 +600,6 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     if tau.shape[-1] > cols:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
-    from ..creation import eye
-
     reflectors = A.tril(-1) + eye(rows, cols, dtype=A.dtype, device=A.device)
     Q = eye(rows, cols, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], rows, cols)
     for index in reversed(range(tau.shape[-1])):
