@@ -50,6 +50,7 @@ import minitorch  # noqa: E402
 import cases_matmul  # noqa: E402
 import cases_nn  # noqa: E402
 import cases_ops  # noqa: E402
+import cases_quant  # noqa: E402
 import cases_rnn  # noqa: E402
 import cases_startup  # noqa: E402
 import harness  # noqa: E402
@@ -57,7 +58,7 @@ import harness  # noqa: E402
 DEFAULT_JSON = BENCH_DIR / "results" / "latest.json"
 FULL = harness.Settings(repeats=15, min_repeats=5, min_batch_s=0.02, budget_scale=1.0, process_repeats=5)
 QUICK = harness.Settings(repeats=3, min_repeats=3, min_batch_s=0.01, budget_scale=0.2, process_repeats=2, quick=True)
-CASE_MODULES = (cases_ops, cases_matmul, cases_nn, cases_rnn, cases_startup)
+CASE_MODULES = (cases_ops, cases_matmul, cases_nn, cases_rnn, cases_quant, cases_startup)
 
 
 def load_torch(enabled: bool) -> Optional[ModuleType]:

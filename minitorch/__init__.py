@@ -112,4 +112,14 @@ from .keywords import give_numpy_names as _give_numpy_names  # noqa: E402
 
 _give_numpy_names(globals())
 
+
+
+# ---- quantization (issue 22): quantized tensors and quantize_dynamic, as torch and torch.ao ----
+from .dtypes import qint8, qint32, quint8  # noqa: E402
+from .quantized import (  # noqa: E402
+    dequantize, per_channel_affine, per_channel_affine_float_qparams, per_channel_symmetric, per_tensor_affine,
+    per_tensor_symmetric, qscheme, quantize_per_channel, quantize_per_tensor,
+)
+from . import ao  # noqa: E402 - built on nn
+from .ao import quantization  # noqa: E402,F401 - torch.quantization, the older name of torch.ao.quantization
 __version__ = "0.1.0"

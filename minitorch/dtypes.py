@@ -29,7 +29,7 @@ class dtype:  # noqa: N801 - PyTorch's spelling
 
     @property
     def is_signed(self) -> bool:
-        return self.name not in ("bool", "uint8")
+        return self.numpy.kind in "if"
 
     def __repr__(self) -> str:
         return f"minitorch.{self.name}"
@@ -46,6 +46,8 @@ class dtype:  # noqa: N801 - PyTorch's spelling
 
 
 BOOLEAN, INTEGRAL, FLOATING = 0, 1, 2
+#: the category of the quantized types: integers with a scale and a zero point, never promoted
+QUANTIZED = 3
 
 
 def _named_dtype(name: str) -> "dtype":
@@ -66,6 +68,13 @@ float32 = dtype("float32", np.float32, FLOATING, 4)
 float64 = dtype("float64", np.float64, FLOATING, 8)
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+# Quantized types: a quantized tensor stores these integers, and ``scale * (q - zero_point)``
+# is the value each stands for (see :mod:`minitorch.quantized`). No other tensor has them.
+qint8 = dtype("qint8", np.int8, QUANTIZED, 1)
+quint8 = dtype("quint8", np.uint8, QUANTIZED, 1)
+qint32 = dtype("qint32", np.int32, QUANTIZED, 4)
+QUANTIZED_DTYPES = (qint8, quint8, qint32)
+
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64, "int": int32, "short": int16})
@@ -108,6 +117,11 @@ def from_numpy_dtype(numpy_dtype: Any) -> dtype:
 def as_dtype(value: Any) -> dtype:
     """Accept a minitorch dtype, a NumPy dtype, a Python type or a name like ``'float64'``."""
     if isinstance(value, dtype):
+        if value.category == QUANTIZED:
+            raise NotImplementedError(
+                f"{value} is a quantized type: only quantize_per_tensor() and quantize_per_channel() make tensors "
+                f"of it (read their integers with int_repr())"
+            )
         return value
     if value is bool:
         return bool_

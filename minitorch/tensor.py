@@ -152,6 +152,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def is_cuda(self) -> bool:
         return self._device.type == "cuda"
 
+    #: a plain tensor; quantized ones are :class:`minitorch.quantized.QuantizedTensor`
+    is_quantized = False
+
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 

@@ -28,9 +28,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("backends/",),
     ("dispatch", "index_checks"),
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
-     "legacy_types"),
+     "legacy_types", "quantized/"),
     ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
-     "distributed/", "compiler"),
+     "distributed/", "compiler", "ao/"),
     ("course/", "cli", "train", "train_ranks", "datasets", "demo", "milestones/", "__main__", "__init__"),
 )
 

@@ -10,6 +10,9 @@ keeps its key order and keys that are not strings, and a tuple stays a tuple:
 - ``Tensor``: ``{"type": "tensor", "index": i}``, row ``i`` of the header's tensor table;
 - ``dtype``, ``device``: ``{"type": "dtype" | "device", "name": "float32" | "cuda:0"}``;
 - ``Size``: ``{"type": "size", "items": [2, 3]}``;
+- a quantized tensor: ``{"type": "qtensor", "dtype": "qint8", "qscheme": "per_tensor_affine",
+  "int_repr": <tensor>, "scale": 0.1, "zero_point": 3}``; per channel, ``"scale"`` and
+  ``"zero_point"`` are tensors (float64, int64) and ``"axis"`` says along which dimension;
 - a whole ``nn.Module``: ``{"type": "object", ...}``, and a ``set`` inside one (see
   :mod:`minitorch.serialization.objects`, which also says what loading rebuilds).
 
@@ -26,6 +29,8 @@ import numpy as np
 
 from .. import dtypes
 from ..device import device
+from ..quantized.qscheme import named_qscheme
+from ..quantized.qtensor import QuantizedTensor, quantized_from_parts
 from ..size import Size
 from ..tensor import Tensor
 from .errors import SerializationError
@@ -37,6 +42,8 @@ ITEMS_KEY = "items"
 NAME_KEY = "name"
 INDEX_KEY = "index"
 NATIVE_TYPES = (type(None), bool, int, float, str)
+QUANTIZED_TAG = "qtensor"
+QUANTIZED_DTYPES_BY_NAME = {d.name: d for d in dtypes.QUANTIZED_DTYPES}
 _CONTAINER_TAGS: dict[type, str] = {list: "list", tuple: "tuple"}
 
 
@@ -94,6 +101,8 @@ class TreeEncoder:
             return value
         if isinstance(value, Tensor):
             return {TYPE_KEY: "tensor", INDEX_KEY: self.tensor_index(value)}
+        if kind is QuantizedTensor:
+            return self._encode_quantized(value)
         if kind is dtypes.dtype:
             return {TYPE_KEY: "dtype", NAME_KEY: value.name}
         if kind is device:
@@ -122,6 +131,18 @@ class TreeEncoder:
             f"(minitorch.save stores tensors, dicts, lists, tuples, str, int, float, bool and None){_save_hint(value)}"
         )
         # END SOLUTION
+
+    def _encode_quantized(self, value: QuantizedTensor) -> dict:
+        node = {TYPE_KEY: QUANTIZED_TAG, "dtype": value.dtype.name, "qscheme": value.qscheme().name,
+                "int_repr": {TYPE_KEY: "tensor", INDEX_KEY: self.tensor_index(value.int_repr())}}
+        if value.qscheme().per_channel:
+            node["scale"] = {TYPE_KEY: "tensor", INDEX_KEY: self.tensor_index(value.q_per_channel_scales())}
+            node["zero_point"] = {TYPE_KEY: "tensor", INDEX_KEY: self.tensor_index(value.q_per_channel_zero_points())}
+            node["axis"] = value.q_per_channel_axis()
+        else:
+            node["scale"] = value.q_scale()
+            node["zero_point"] = value.q_zero_point()
+        return node
 
     def _encode_key(self, key: Any, path: str, depth: int) -> Any:
         """A dict key: a number, string, None, or a tuple of those (at ``depth``, as the
@@ -178,9 +199,11 @@ class TreeDecoder:
             return self._decode_dict(node, tag, path, depth)
         if tag == "dtype":
             name = node.get(NAME_KEY)
-            if not isinstance(name, str) or name not in DTYPES_BY_NAME:
+            if not isinstance(name, str) or name not in {**DTYPES_BY_NAME, **QUANTIZED_DTYPES_BY_NAME}:
                 raise _fail(path, f"unknown dtype {name!r:.80}")
-            return DTYPES_BY_NAME[name]
+            return DTYPES_BY_NAME.get(name) or QUANTIZED_DTYPES_BY_NAME[name]
+        if tag == QUANTIZED_TAG:
+            return self._decode_quantized(node, path, depth)
         if tag == "device":
             return parse_device(node.get(NAME_KEY), path)
         if tag == "size":
@@ -191,6 +214,30 @@ class TreeDecoder:
         if tag in (OBJECT_TAG, REF_TAG, SET_TAG) and self._objects is not None:
             return self._objects.decode(self, node, tag, path, depth)
         raise _fail(path, f"unknown type tag {tag!r:.80}")
+
+    def _decode_quantized(self, node: dict, path: str, depth: int) -> QuantizedTensor:
+        dtype = QUANTIZED_DTYPES_BY_NAME.get(node.get("dtype"))  # type: ignore[arg-type]
+        if dtype is None:
+            raise _fail(path, f"unknown quantized dtype {node.get('dtype')!r:.80}")
+        try:
+            scheme = named_qscheme(node.get("qscheme"))  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            raise _fail(path, f"unknown quantization scheme {node.get('qscheme')!r:.80}") from None
+        parts = {}
+        for key in ("int_repr", "scale", "zero_point"):
+            if key not in node:
+                raise _fail(path, f"a quantized tensor needs '{key}'")
+            value = node[key]
+            parts[key] = self.decode(value, f"{path} ({key})", depth + 1) if type(value) is dict else value
+        if type(parts["scale"]) is bool or type(parts["zero_point"]) is bool:
+            raise _fail(path, "a quantized tensor's scale and zero point are numbers, not booleans")
+        axis = node.get("axis")
+        if axis is not None and type(axis) is not int:
+            raise _fail(path, f"'axis' must be an integer, got {axis!r:.80}")
+        try:
+            return quantized_from_parts(parts["int_repr"], dtype, scheme, parts["scale"], parts["zero_point"], axis)
+        except (ValueError, TypeError) as error:
+            raise _fail(path, f"a bad quantized tensor: {error}") from None
 
     def _decode_dict(self, node: dict, tag: str, path: str, depth: int) -> dict:
         out: dict = OrderedDict() if tag == "odict" else {}

@@ -1,0 +1,5 @@
+"""Modules of model optimisation (``torch.ao.nn``)."""
+
+from . import quantized
+
+__all__ = ["quantized"]
