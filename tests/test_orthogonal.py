@@ -10,6 +10,8 @@ import pytest
 
 import minitorch
 
+pytestmark = pytest.mark.task("11.2")
+
 SETUPS = [
     ((4, 4), None, True),
     ((5, 3), None, True),

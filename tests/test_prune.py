@@ -12,6 +12,8 @@ import pytest
 
 import minitorch
 
+pytestmark = pytest.mark.task("11.1")
+
 WEIGHT = np.array([[0.3, -1.2, 0.05, 2.0], [-0.7, 0.11, 1.5, -0.02], [0.9, -0.4, 0.6, 1.1]])
 BIAS = [0.1, -0.2, 0.3]
 CONV = np.arange(2 * 3 * 2 * 2, dtype=np.float64).reshape(2, 3, 2, 2) * np.array([1, -1]).repeat(12).reshape(2, 3, 2, 2)

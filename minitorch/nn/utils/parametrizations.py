@@ -139,6 +139,7 @@ class _Orthogonal(Module):
         if transposed:
             X, n, k = X.mT, k, n
         if self.orthogonal_map in ("matrix_exp", "cayley"):
+            # BEGIN SOLUTION 11.2
             X = X.tril()
             if n != k:
                 X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
@@ -150,6 +151,7 @@ class _Orthogonal(Module):
                 Q = solve(identity - 0.5 * A, identity + 0.5 * A)
             if n != k:
                 Q = Q[..., :k]
+            # END SOLUTION
         else:
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))

@@ -207,12 +207,16 @@ class _Unstructured(BasePruningMethod):
         raise NotImplementedError
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
+        """``default_mask`` with 0 at the ``amount`` entries of ``t`` of lowest score (``amount``
+        a count, or a fraction of ``t.numel()`` rounded as :func:`_count_to_prune` rounds it)."""
+        # BEGIN SOLUTION 11.1
         count = _count_to_prune(self.amount, t.numel())
         mask = default_mask.clone()
         if count:
             lowest = self._scores(t).reshape(-1).topk(count, largest=False).indices
             mask.view(-1)[lowest] = 0
         return mask
+        # END SOLUTION
 
 
 class RandomUnstructured(_Unstructured):
