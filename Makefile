@@ -41,10 +41,28 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 # Numba compiles for the host CPU, and float32 results differ in their last bits from one CPU
 # to another: the notebooks run a second time compiled for a generic x86-64, so an output that
 # only holds on the machine that wrote it fails here too. Each CPU name keeps its own cache.
+#
+# The four runs are independent, and each keeps about one core busy (pytest and Numba's compiler
+# are single-threaded): `make test` runs them TEST_JOBS at a time (2: the unit tests beside the
+# other three in turn, in this order), which on two cores takes about the time of the unit
+# tests alone. Every run goes to its end (-k); lines of the runs interleave, each failure names
+# its file, and make names the run that failed. `make test TEST_JOBS=1` runs them one by one.
+TEST_JOBS ?= 2
+TEST_RUNS := test-unit test-compat test-notebooks test-notebooks-generic
+.PHONY: $(TEST_RUNS)
 test: $(STAMP) $(TORCH_STAMP)
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=line $(TEST_RUNS)
+
+test-unit: $(STAMP) $(TORCH_STAMP)
 	MINITORCH_REQUIRE_TORCH=1 MINITORCH_REQUIRE_MPI=1 $(BIN)/python -m pytest -q
+
+test-compat: $(STAMP) $(TORCH_STAMP)
 	MINITORCH_REQUIRE_TORCH=1 $(BIN)/python -m pytest -q -p no:cacheprovider compat
+
+test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
+
+test-notebooks-generic: $(STAMP)
 	NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR=$(CURDIR)/.venv/numba-cache-generic $(BIN)/python -m pytest -q -p no:cacheprovider $(NBVAL) notebooks
 
 bench: $(STAMP) $(TORCH_STAMP)
