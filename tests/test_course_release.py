@@ -231,10 +231,10 @@ def test_each_task_fails_on_its_own_stub_only_with_not_implemented(tmp_path: Pat
     check_report(report, in_place, stubbed=[])  # one task at a time: only its own stub is active
 
 
-@pytest.mark.parametrize("step", sorted({s.number for s in load_steps(ROOT)} & {0, 3}))
+@pytest.mark.parametrize("step", sorted({s.number for s in load_steps(ROOT)} & {0, 3, 11}))
 def test_release_tests_fail_only_with_not_implemented(step: int, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """On a real release: step 0 (everything stubbed), and step 3, whose Numba kernels the
-    in-place probe cannot swap."""
+    """On a real release: step 0 (everything stubbed), and steps 3 and 11, whose Numba kernels
+    the in-place probe cannot swap."""
     _, _, by_release = probe_plan()
     tasks = load_tasks(ROOT)
     task_ids = by_release.get(step, []) if step else [t for t in tasks if step_of(t) == 0]
