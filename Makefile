@@ -45,8 +45,9 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanit
 # The four runs are independent, and each keeps about one core busy (pytest and Numba's compiler
 # are single-threaded): `make test` runs them TEST_JOBS at a time (2: the unit tests beside the
 # other three in turn, in this order), which on two cores takes about the time of the unit
-# tests alone. Every run goes to its end (-k); lines of the runs interleave, each failure names
-# its file, and make names the run that failed. `make test TEST_JOBS=1` runs them one by one.
+# tests alone. Every run goes to its end (-k); each run's output is printed whole when it ends
+# (never interleaved), and make names a run that failed. `make test TEST_JOBS=1` runs them one
+# by one, printing as they go.
 TEST_JOBS ?= 2
 TEST_RUNS := test-unit test-compat test-notebooks test-notebooks-generic
 .PHONY: $(TEST_RUNS)
