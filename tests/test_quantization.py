@@ -448,3 +448,15 @@ def test_a_quantized_tensor_with_the_wrong_integers_is_refused() -> None:
         minitorch.load(io.BytesIO(raw))
     loaded = minitorch.load(io.BytesIO(saved(q)))
     assert loaded.dtype is minitorch.quint8 and loaded.int_repr().tolist() == q.int_repr().tolist()
+
+
+def test_the_activation_kernel_rounds_as_quantize_per_tensor() -> None:
+    from minitorch.backends.cpu_int8 import quantize_u8
+
+    x = np.concatenate([values(50_000), np.arange(-200, 200, dtype=np.float32) * np.float32(0.05),
+                        np.array([np.nan, np.inf, -np.inf], np.float32)])
+    for scale, zero_point in ((0.05, 3), (0.1, 0), (0.0123456, 128), (1 / 3, 255)):
+        expected = minitorch.quantize_per_tensor(minitorch.from_numpy(x[:-3]), scale, zero_point, minitorch.quint8)
+        got = quantize_u8(x, scale, zero_point)
+        np.testing.assert_array_equal(got[:-3], expected.int_repr().numpy())
+        assert got[-3:].tolist() == [0, 255, 0]  # NaN to 0, infinities clamped

@@ -67,3 +67,28 @@ def int8_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     kernel = int8_matmul_parallel if out.size * a.shape[1] >= PARALLEL_MIN_WORK else int8_matmul_serial
     kernel(out, np.ascontiguousarray(a), np.ascontiguousarray(b))
     return out
+
+
+@njit(**KERNEL_OPTIONS)
+def quantize_u8_kernel(out: np.ndarray, values: np.ndarray, inverse: float, zero_point: float) -> None:
+    """``out[i] = clamp(rint(float32(values[i] * inverse + zero_point)), 0, 255)`` for float32
+    ``values`` (the rounding of :func:`minitorch.quantized.qtensor.quantize_values`: the product
+    of two float32 numbers is exact in float64, so this is one fused multiply-add); NaN gives 0."""
+    for i in range(values.size):
+        rounded = np.rint(np.float32(np.float64(values[i]) * inverse + zero_point))
+        if not rounded >= 0:  # negative or NaN
+            rounded = 0
+        elif rounded > 255:
+            rounded = 255
+        out[i] = np.uint8(rounded)
+
+
+def quantize_u8(values: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """float32 ``values`` as quint8's integers with ``scale`` and ``zero_point`` (any shape)."""
+    if values.dtype != np.float32:
+        raise TypeError(f"quantize_u8 reads float32 values, got {values.dtype}")
+    flat = np.ascontiguousarray(values).reshape(-1)
+    out = np.empty(flat.size, dtype=np.uint8)
+    inverse = float(np.float32(1) / np.float32(scale))
+    quantize_u8_kernel(out, flat, inverse, float(zero_point))
+    return out.reshape(values.shape)

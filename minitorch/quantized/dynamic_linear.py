@@ -20,11 +20,11 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes
-from ..backends.cpu_int8 import int8_matmul
+from ..backends.cpu_int8 import int8_matmul, quantize_u8
 from ..creation import from_numpy
 from ..tensor import Tensor
 from .qparams import choose_qparams
-from .qtensor import QUANTIZED_RANGES, QuantizedTensor, quantize_values
+from .qtensor import QUANTIZED_RANGES, QuantizedTensor
 
 
 class PackedWeight:
@@ -63,7 +63,7 @@ def linear_dynamic(input: Tensor, packed: PackedWeight, bias: Optional[Tensor], 
     high = float(values.max()) if values.size else 0.0
     qmin, qmax = QUANTIZED_RANGES[dtypes.quint8]
     scale, zero_point = choose_qparams(low, high, qmin, qmax, reduce_range)
-    activations = quantize_values(values, np.array(scale), np.array(zero_point), dtypes.quint8)
+    activations = quantize_u8(values, scale, zero_point)
     sums = int8_matmul(activations, packed.integers)
     sums -= np.int32(zero_point) * packed.row_sums
     if packed.zero_points.any():
