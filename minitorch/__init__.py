@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import sys as _sys
 
 from . import accelerator, autograd, backends, cuda, random, return_types
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -121,5 +122,8 @@ from .quantized import (  # noqa: E402
     per_tensor_symmetric, qscheme, quantize_per_channel, quantize_per_tensor,
 )
 from . import ao  # noqa: E402 - built on nn
-from .ao import quantization  # noqa: E402,F401 - torch.quantization, the older name of torch.ao.quantization
+from .ao import quantization  # noqa: E402 - torch.quantization, the older name of torch.ao.quantization
+
+# ``from minitorch.quantization import quantize_dynamic`` imports it as a module: the same one
+_sys.modules[f"{__name__}.quantization"] = quantization
 __version__ = "0.1.0"

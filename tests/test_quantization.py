@@ -460,3 +460,10 @@ def test_the_activation_kernel_rounds_as_quantize_per_tensor() -> None:
         got = quantize_u8(x, scale, zero_point)
         np.testing.assert_array_equal(got[:-3], expected.int_repr().numpy())
         assert got[-3:].tolist() == [0, 255, 0]  # NaN to 0, infinities clamped
+
+
+def test_the_older_module_name_is_the_same_module() -> None:
+    import minitorch.quantization as older
+    from minitorch.quantization import quantize_dynamic as older_function
+
+    assert older is minitorch.ao.quantization and older_function is quantize_dynamic
