@@ -913,10 +913,15 @@ class Module:
         """The text inside this module's parentheses in ``repr``; layers override it."""
         return ""
 
+    def _repr_children(self) -> list[tuple[str, "Module"]]:
+        """The children ``repr`` lists (all of them; a module holding internal state in a
+        child, as a quantized Linear its packed weight, leaves that one out)."""
+        return list(self._modules.items())
+
     def __repr__(self) -> str:
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = [f"({name}): {_addindent(repr(child), REPR_INDENT)}" for name, child in self._modules.items()]
+        child_lines = [f"({name}): {_addindent(repr(child), REPR_INDENT)}" for name, child in self._repr_children()]
         lines = extra_lines + child_lines
         body = ""
         if len(extra_lines) == 1 and not child_lines:

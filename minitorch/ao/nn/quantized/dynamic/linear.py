@@ -16,7 +16,7 @@ from typing import Any, Mapping, Optional
 
 from ..... import dtypes
 from .....creation import tensor, zeros
-from .....nn.modules.module import Module, _addindent
+from .....nn.modules.module import Module
 from .....quantized.dynamic_linear import PackedWeight, linear_dynamic
 from .....quantized.qtensor import QuantizedTensor, quantize_per_channel, quantize_per_tensor
 from .....tensor import Tensor
@@ -115,13 +115,9 @@ class Linear(Module):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"dtype={self._packed_params.dtype}, qscheme={self.weight().qscheme()}")
 
-    def __repr__(self) -> str:
-        """As ``Module.__repr__``, without the packed parameters as a child."""
-        children = [f"({name}): {_addindent(repr(child), 2)}" for name, child in self._modules.items()
-                    if not isinstance(child, LinearPackedParams)]
-        lines = ([self.extra_repr()] if self.extra_repr() else []) + children
-        body = lines[0] if len(lines) == 1 and not children else ("\n  " + "\n  ".join(lines) + "\n" if lines else "")
-        return f"{self._get_name()}({body})"
+    def _repr_children(self) -> list[tuple[str, Module]]:
+        """``repr`` leaves out the packed weight, as PyTorch's does."""
+        return [(name, child) for name, child in self._modules.items() if not isinstance(child, LinearPackedParams)]
 
     def _save_to_state_dict(self, destination: Any, prefix: str, keep_vars: bool) -> None:
         super()._save_to_state_dict(destination, prefix, keep_vars)
