@@ -15,10 +15,13 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.venv/numba-cache
 # and where bytecode is never written (PYTHONDONTWRITEBYTECODE) every fresh process would
 # compile Numba's and NumPy's sources again: 2-3 s of each process's start (import 0.99 s ->
 # 0.45 s, the first small op and backward 3.4 s -> 1.4 s), for ~40 s once at install.
+# `minitorch warmup` then compiles the kernels of common models into NUMBA_CACHE_DIR (a few
+# minutes, once), so nothing run after set-up waits for the compiler.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "uv>=0.4,<1"
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[dev]"
+	$(BIN)/minitorch warmup
 	rm -f $(VENV)/.installed-* && touch $@
 
 demo: $(STAMP)

@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("minitorch.train", "train an MLP on a 2-D teaching set or the digits and plot the curves"),
     "course": ("minitorch.course.cli", "the course: status of your tasks, student releases, grading, the task table"),
     "milestone": ("minitorch.milestones.cli", "run a milestone (perceptron, XOR, digits MLP, LeNet-5, attention) on your code"),
+    "warmup": ("minitorch.warmup", "compile the kernels common models use into Numba's cache, so later runs start at once"),
 }
 
 

@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "legacy_types", "quantized/"),
     ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
      "distributed/", "compiler", "ao/"),
-    ("course/", "cli", "train", "train_ranks", "datasets", "demo", "milestones/", "__main__", "__init__"),
+    ("course/", "cli", "train", "train_ranks", "datasets", "demo", "milestones/", "warmup", "__main__", "__init__"),
 )
 
 

@@ -196,7 +196,8 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     batch = out.shape[:-2]
     shape, out_strides = _layout(out)
     a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
-    cpu_matmul.matmul_kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
+    kernel = cpu_matmul.matmul_kernel if kernels.threaded(out.size * a.shape[-1]) else cpu_matmul.matmul_kernel_serial
+    kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
 
 
 def _blas_ready(view: np.ndarray) -> bool:
@@ -249,7 +250,7 @@ class CpuBackend:
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
         shape, out_strides = _layout(out)
-        kernels.map_kernel(code, out.buffer, shape, out_strides, _operand(a), _strides_in(a, out, out_strides))
+        kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), _strides_in(a, out, out_strides))
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
         code = code_of(opcodes.BINARY_CODES, op)
@@ -259,7 +260,7 @@ class CpuBackend:
             return _through_float32(self.zip, op, a, b, out)
         shape, out_strides = _layout(out)
         a_strides, b_strides = _strides_in(a, out, out_strides), _strides_in(b, out, out_strides)
-        kernels.zip_kernel(code, out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
+        kernels.zip_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.REDUCE_CODES, op)
@@ -269,7 +270,7 @@ class CpuBackend:
             return _through_float32(self.reduce, op, a, dim, out)
         buffer, shape, a_strides, out_strides, dim = _reduce_layout(a, out, dim)
         start = _accumulator_start(op, buffer)
-        kernels.reduce_kernel(code, out.buffer, out_strides, buffer, shape, a_strides, dim, start)
+        kernels.reduce_entry(code, kernels.threaded(a.size))(out.buffer, out_strides, buffer, shape, a_strides, dim, start)
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
@@ -278,7 +279,7 @@ class CpuBackend:
         if a.storage.dtype == _HALF:
             return _through_float32(self.arg_reduce, op, a, dim, out)
         shape, a_strides = _layout(a)
-        kernels.arg_reduce_kernel(code, out.buffer, _layout(out)[1], _operand(a), shape, a_strides, dim)
+        kernels.arg_reduce_entry(code, kernels.threaded(a.size))(out.buffer, _layout(out)[1], _operand(a), shape, a_strides, dim)
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
         """The Numba kernel (:func:`numba_matmul`), or BLAS for floats if :data:`use_blas` is set."""

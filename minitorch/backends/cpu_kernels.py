@@ -1,6 +1,6 @@
 """Numba kernels of the CPU backend.
 
-Every function here is a module-level ``@njit(cache=True)`` function, so a fresh process
+Every kernel here is a module-level ``@njit(cache=True)`` function, so a fresh process
 loads the compiled code from Numba's on-disk cache instead of compiling it again. The
 scalar operation is picked by an integer *op code* (from :mod:`.opcodes`, the table every
 backend shares), never by passing a function: a kernel that takes or closes over a function
@@ -8,24 +8,29 @@ is never found in the cache.
 
 How the pieces fit (``zip`` as the example; ``map`` is the same with one operand):
 
-* :func:`binary_into` is the table of ops, :func:`.opcodes.binary_into` compiled:
-  ``out[pos] = op(x, y)`` by an ``if``/``elif`` chain on the op code;
+* :func:`.opcodes.binary_into` is the table of ops: ``out[pos] = op(x, y)`` by an
+  ``if``/``elif`` chain on the op code. Inside the kernels the op code is a compile-time
+  constant, and only its own branch is compiled (the overloads below): each op gets a
+  tight loop of its own, which LLVM vectorises;
 * :func:`zip_run` applies one op along a *segment*: ``n`` elements, each operand walked
   with its own step from its own start; unit steps (and step 0, a broadcast number) get
   loops over slices, which LLVM turns into SIMD code;
-* :func:`zip_segment` tests the op code once and calls :func:`zip_run` with it as a
-  constant (``literal_unroll`` over the op codes makes each one a compile-time constant),
-  so each op gets its own tight loop. (Testing it inside the loop would leave every loop
-  scalar: LLVM does not hoist a 14-way test out of a loop by itself.);
 * :func:`zip_kernel` cuts the tensor into tasks, each one segment (the trailing
   dimensions merged as far as the strides allow, long segments split into chunks), and
-  :func:`zip_task` runs one of them.
+  :func:`zip_task` runs one of them;
+* :func:`zip_entry` gives the backend one compiled kernel per op (the op code closed over,
+  so a constant), compiled the first time the op runs: a program compiles the ops it uses,
+  a few seconds each, not the whole table (a fresh process's first small training step took
+  233 s with every op compiled into every kernel, 50 s like this).
 
 The kernels loop over their tasks with ``prange`` (threads share them) only when there is
 enough work: waking the thread pool costs microseconds on an idle machine and far more on a
 busy one, so a small tensor runs on the calling thread (``PARALLEL_MIN_WORK``). The work of
 a task lives in a function of its own, called from both loops, and apart from ``prange``
-the kernels use no parallel features: no array expression may start threads unasked.
+the kernels use no parallel features: no array expression may start threads unasked. Each
+kernel also has a *serial twin* (:func:`serial_twin`), the same source compiled without
+threads, which the backend calls for small tensors: compiling a ``prange`` loop costs about
+a second per kernel, which a small model then never pays.
 
 Conventions:
 
@@ -46,22 +51,19 @@ The blocked matrix product (course task 3.3) has a file of its own, :mod:`.cpu_m
 
 from __future__ import annotations
 
-import numpy as np
-from numba import literal_unroll, njit, prange
+import functools
+from types import FunctionType
+from typing import Any, Callable
 
-from . import kernel_cache, opcodes
+import numpy as np
+from numba import njit, prange, types
+from numba.core.dispatcher import Dispatcher
+from numba.extending import overload
+
+from . import kernel_cache, op_branches, opcodes
 
 # every kernel here is cached stamped with the op table too (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
-
-#: The ops that get a loop of their own, looped over with ``literal_unroll`` so that each op
-#: code is a compile-time constant: the course's ops (up to ``cos`` and ``masked``). Every op
-#: after them shares one loop that tests its code per element: an op added to the table then
-#: costs compile time once per dtype, not a loop of its own per kernel and dtype (with a loop
-#: each, the 34 unary and 20 binary ops made a fresh process's first kernel compile 2.8x longer).
-UNARY_OP_CODES = tuple(range(opcodes.COS + 1))
-BINARY_OP_CODES = tuple(range(opcodes.MASKED + 1))
-REDUCE_OP_CODES = tuple(range(len(opcodes.REDUCE)))
 
 #: below this many elements (multiply-adds for matmul) a kernel runs on the calling thread
 PARALLEL_MIN_WORK = 1 << 16
@@ -73,7 +75,8 @@ CHUNK = 1 << 14
 #: 4096 x 4096 sum over dim 0: 1024 -> 13.6 ms, 2048 -> 7.1 ms, 4096 -> 4.6 ms)
 REDUCE_BLOCK = 4096
 # ``error_model="numpy"``: IEEE results (inf, nan) for a zero divisor, no ZeroDivisionError
-KERNEL_OPTIONS = {"cache": True, "error_model": "numpy"}
+SCALAR_OPTIONS = {"error_model": "numpy"}
+KERNEL_OPTIONS = {"cache": True, **SCALAR_OPTIONS}
 # sums may be reordered (split over SIMD lanes); NaN and inf keep their meaning
 REDUCE_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"reassoc"}}
 
@@ -89,12 +92,47 @@ def prange_only() -> dict[str, bool]:
     }
 
 
-# ---- the ops of :mod:`.opcodes`, compiled; LLVM inlines them, folding the chain for a constant op ----
+# ---- the ops of :mod:`.opcodes` inside the kernels: one branch of the chain per op code ----
+#
+# The kernels call the chains of :mod:`.opcodes` by name; these overloads are what Numba
+# compiles for them (their parameters, annotations included, must be the chains'). With a compile-time constant op code (every kernel below is entered
+# through a per-op entry point, see the end of this file) only the op's own branch is
+# compiled (:func:`.op_branches.branch`): a tight loop of its own that LLVM vectorises, and a
+# tenth of the compile time of the whole chain. A run-time op code gets the whole chain.
 
-unary_into = njit(error_model="numpy")(opcodes.unary_into)
-binary_into = njit(error_model="numpy")(opcodes.binary_into)
-reduce_step = njit(inline="always", error_model="numpy")(opcodes.reduce_step)
-is_better = njit(inline="always", error_model="numpy")(opcodes.is_better)
+
+def _branch_or_chain(chain: Callable[..., Any], op: Any) -> Callable[..., Any]:
+    """The implementation Numba compiles for ``chain(op, ...)``, given the type of ``op``."""
+    if isinstance(op, types.IntegerLiteral):
+        return op_branches.branch(chain, op.literal_value)
+    return chain
+
+
+@overload(opcodes.unary_into, target="cpu", prefer_literal=True, jit_options=SCALAR_OPTIONS)
+def _unary_into(op: int, x: Any, out: Any, pos: int) -> Callable[..., Any]:
+    return _branch_or_chain(opcodes.unary_into, op)
+
+
+@overload(opcodes.binary_into, target="cpu", prefer_literal=True, jit_options=SCALAR_OPTIONS)
+def _binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> Callable[..., Any]:
+    return _branch_or_chain(opcodes.binary_into, op)
+
+
+# inlined into the loop before lowering, so its sum is compiled with the loop's ``reassoc``
+# and LLVM can split it over SIMD lanes
+@overload(opcodes.reduce_step, target="cpu", prefer_literal=True, inline="always", jit_options=SCALAR_OPTIONS)
+def _reduce_step(op: int, acc: Any, x: Any) -> Callable[..., Any]:
+    return _branch_or_chain(opcodes.reduce_step, op)
+
+
+@overload(opcodes.is_better, target="cpu", prefer_literal=True, inline="always", jit_options=SCALAR_OPTIONS)
+def _is_better(op: int, x: Any, best: Any) -> Callable[..., Any]:
+    return _branch_or_chain(opcodes.is_better, op)
+
+
+unary_into, binary_into, reduce_step, is_better = (
+    opcodes.unary_into, opcodes.binary_into, opcodes.reduce_step, opcodes.is_better
+)
 
 
 # ---- segments: one op along n elements, each operand with its own start and step ----
@@ -146,44 +184,6 @@ def zip_run(
             binary_into(op, a[a_pos + j * a_step], b[b_pos + j * b_step], out, out_pos + j * out_step)
 
 
-@njit(**KERNEL_OPTIONS)
-def map_segment(
-    op: int, out: np.ndarray, out_pos: int, out_step: int, a: np.ndarray, a_pos: int, a_step: int, n: int
-) -> None:
-    """:func:`map_run` with the op code tested once, outside the loops (for the ops that have
-    a loop of their own; the others share the loop that tests it per element)."""
-    if op >= len(UNARY_OP_CODES):
-        map_run(op, out, out_pos, out_step, a, a_pos, a_step, n)
-        return
-    for code in literal_unroll(UNARY_OP_CODES):
-        if op == code:
-            map_run(code, out, out_pos, out_step, a, a_pos, a_step, n)
-
-
-@njit(**KERNEL_OPTIONS)
-def zip_segment(
-    op: int,
-    out: np.ndarray,
-    out_pos: int,
-    out_step: int,
-    a: np.ndarray,
-    a_pos: int,
-    a_step: int,
-    b: np.ndarray,
-    b_pos: int,
-    b_step: int,
-    n: int,
-) -> None:
-    """:func:`zip_run` with the op code tested once, outside the loops (for the ops that have
-    a loop of their own; the others share the loop that tests it per element)."""
-    if op >= len(BINARY_OP_CODES):
-        zip_run(op, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-        return
-    for code in literal_unroll(BINARY_OP_CODES):
-        if op == code:
-            zip_run(code, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-
-
 @njit(**REDUCE_OPTIONS)
 def reduce_run(op: int, acc, run: np.ndarray):
     """``acc`` combined in turn with each element of the contiguous ``run``."""
@@ -199,24 +199,6 @@ def reduce_rows(op: int, acc: np.ndarray, a: np.ndarray, start: int, row_step: i
         row = a[start + r * row_step : start + r * row_step + acc.size]
         for j in range(acc.size):
             acc[j] = reduce_step(op, acc[j], row[j])
-
-
-@njit(**REDUCE_OPTIONS)
-def reduce_segment(op: int, acc, run: np.ndarray):
-    """:func:`reduce_run` with the op code tested once, outside the loop."""
-    result = acc
-    for code in literal_unroll(REDUCE_OP_CODES):
-        if op == code:
-            result = reduce_run(code, acc, run)
-    return result
-
-
-@njit(**REDUCE_OPTIONS)
-def reduce_rows_segment(op: int, acc: np.ndarray, a: np.ndarray, start: int, row_step: int, rows: int) -> None:
-    """:func:`reduce_rows` with the op code tested once, outside the loops."""
-    for code in literal_unroll(REDUCE_OP_CODES):
-        if op == code:
-            reduce_rows(code, acc, a, start, row_step, rows)
 
 
 # ---- index helpers ----
@@ -287,7 +269,7 @@ def map_task(
     j = (task % chunks) * CHUNK
     out_pos = start_position(row, shape, out_strides, inner) + j * out_strides[last]
     a_pos = start_position(row, shape, a_strides, inner) + j * a_strides[last]
-    map_segment(op, out, out_pos, out_strides[last], a, a_pos, a_strides[last], min(CHUNK, width - j))
+    map_run(op, out, out_pos, out_strides[last], a, a_pos, a_strides[last], min(CHUNK, width - j))
     # END SOLUTION
 
 
@@ -324,7 +306,7 @@ def zip_task(
     out_pos = start_position(row, shape, out_strides, inner) + j * out_strides[last]
     a_pos = start_position(row, shape, a_strides, inner) + j * a_strides[last]
     b_pos = start_position(row, shape, b_strides, inner) + j * b_strides[last]
-    zip_segment(
+    zip_run(
         op, out, out_pos, out_strides[last], a, a_pos, a_strides[last], b, b_pos, b_strides[last], min(CHUNK, width - j)
     )
     # END SOLUTION
@@ -372,7 +354,7 @@ def reduce_cell(
     if (op == opcodes.MAX or op == opcodes.MIN) and length > 0:  # no identity: start from the first element
         acc = a[a_pos]
         first = 1
-    out[out_pos] = reduce_segment(op, acc, a[a_pos + first : a_pos + length])
+    out[out_pos] = reduce_run(op, acc, a[a_pos + first : a_pos + length])
     # END SOLUTION
 
 
@@ -409,7 +391,7 @@ def reduce_chunk(
         for j in range(j1 - j0):
             totals[j] = a[a_pos + j0 + j]
         first = 1
-    reduce_rows_segment(op, totals, a, a_pos + j0 + first * step, step, length - first)
+    reduce_rows(op, totals, a, a_pos + j0 + first * step, step, length - first)
     for j in range(j1 - j0):
         out[out_pos + (j0 + j) * out_strides[last]] = totals[j]
     # END SOLUTION
@@ -507,3 +489,105 @@ def arg_reduce_kernel(
         for cell in prange(cells):
             arg_reduce_cell(np.int64(cell), op, out, out_strides, a, shape, a_strides, dim)
     # END SOLUTION
+
+
+# ---- serial twins: the kernels compiled without threads, for small tensors ----
+#
+# A ``prange`` loop costs about a second of compile time per kernel (Numba outlines it into a
+# function of its own and compiles the thread pool's glue), paid by the first call even when
+# the tensor is too small to use threads. So each kernel also has a serial twin: the same
+# source compiled without ``parallel``, where ``prange`` is plain ``range``. The backend
+# calls the twin below ``PARALLEL_MIN_WORK`` (the kernels' own threshold), so a small model
+# never compiles a ``prange``.
+
+
+def serial_twin(kernel: Dispatcher, **options: Any) -> Dispatcher:
+    """``kernel``'s source compiled as a function of its own without ``parallel``.
+
+    The twin has a name of its own (``<name>_serial``): Numba names a cache file after the
+    function, and keys its entries on signature and bytecode alone, so under the same name
+    the twin and the threaded kernel would load each other's machine code.
+    """
+    source = kernel.py_func
+    twin = FunctionType(source.__code__, source.__globals__, f"{source.__name__}_serial",
+                        source.__defaults__, source.__closure__)
+    twin.__qualname__ = twin.__name__
+    twin.__doc__ = f"{source.__name__} compiled without threads (see serial_twin)."
+    return njit(**options)(twin)
+
+
+map_kernel_serial = serial_twin(map_kernel, **KERNEL_OPTIONS)
+zip_kernel_serial = serial_twin(zip_kernel, **KERNEL_OPTIONS)
+reduce_kernel_serial = serial_twin(reduce_kernel, **REDUCE_OPTIONS)
+arg_reduce_kernel_serial = serial_twin(arg_reduce_kernel, **KERNEL_OPTIONS)
+
+
+def threaded(work: int) -> bool:
+    """Whether a kernel call with ``work`` elements (multiply-adds) goes to the threaded kernel."""
+    return work >= PARALLEL_MIN_WORK
+
+
+# ---- entry points: one compiled kernel per op, the first time that op runs ----
+#
+# Each entry point is a closure over its op code, which Numba compiles in as a constant: the
+# kernel it calls is then compiled for that op alone (its branch of the chain, see above), and
+# only for the ops a program uses. Numba's cache keys a closure on the values it closes over,
+# so each op's kernel is cached apart; the names (``zip_add``, ``map_exp_threaded``) name the
+# files. A closure over a kernel (a dispatcher) would never be found in the cache, so the
+# threaded and serial entry points are two functions, each naming its kernel.
+
+
+def _entry_point(kernel: Callable[..., Any], name: str) -> Dispatcher:
+    kernel.__name__ = kernel.__qualname__ = name
+    return njit(**KERNEL_OPTIONS)(kernel)
+
+
+@functools.lru_cache(maxsize=None)
+def map_entry(op: int, parallel: bool) -> Dispatcher:
+    """:func:`map_kernel` (or its serial twin) for op code ``op``: ``(out, shape, out_strides, a, a_strides)``."""
+    if parallel:
+        def kernel(out, shape, out_strides, a, a_strides):  # type: ignore[no-untyped-def]
+            map_kernel(op, out, shape, out_strides, a, a_strides)
+    else:
+        def kernel(out, shape, out_strides, a, a_strides):  # type: ignore[no-untyped-def]
+            map_kernel_serial(op, out, shape, out_strides, a, a_strides)
+    return _entry_point(kernel, f"map_{opcodes.UNARY[op]}{_THREADED * parallel}")
+
+
+@functools.lru_cache(maxsize=None)
+def zip_entry(op: int, parallel: bool) -> Dispatcher:
+    """:func:`zip_kernel` (or its serial twin) for op code ``op``: ``(out, shape, out_strides, a, a_strides, b, b_strides)``."""
+    if parallel:
+        def kernel(out, shape, out_strides, a, a_strides, b, b_strides):  # type: ignore[no-untyped-def]
+            zip_kernel(op, out, shape, out_strides, a, a_strides, b, b_strides)
+    else:
+        def kernel(out, shape, out_strides, a, a_strides, b, b_strides):  # type: ignore[no-untyped-def]
+            zip_kernel_serial(op, out, shape, out_strides, a, a_strides, b, b_strides)
+    return _entry_point(kernel, f"zip_{opcodes.BINARY[op]}{_THREADED * parallel}")
+
+
+@functools.lru_cache(maxsize=None)
+def reduce_entry(op: int, parallel: bool) -> Dispatcher:
+    """:func:`reduce_kernel` (or its serial twin) for op code ``op``: ``(out, out_strides, a, shape, a_strides, dim, start)``."""
+    if parallel:
+        def kernel(out, out_strides, a, shape, a_strides, dim, start):  # type: ignore[no-untyped-def]
+            reduce_kernel(op, out, out_strides, a, shape, a_strides, dim, start)
+    else:
+        def kernel(out, out_strides, a, shape, a_strides, dim, start):  # type: ignore[no-untyped-def]
+            reduce_kernel_serial(op, out, out_strides, a, shape, a_strides, dim, start)
+    return _entry_point(kernel, f"reduce_{opcodes.REDUCE[op]}{_THREADED * parallel}")
+
+
+@functools.lru_cache(maxsize=None)
+def arg_reduce_entry(op: int, parallel: bool) -> Dispatcher:
+    """:func:`arg_reduce_kernel` (or its serial twin) for op code ``op``: ``(out, out_strides, a, shape, a_strides, dim)``."""
+    if parallel:
+        def kernel(out, out_strides, a, shape, a_strides, dim):  # type: ignore[no-untyped-def]
+            arg_reduce_kernel(op, out, out_strides, a, shape, a_strides, dim)
+    else:
+        def kernel(out, out_strides, a, shape, a_strides, dim):  # type: ignore[no-untyped-def]
+            arg_reduce_kernel_serial(op, out, out_strides, a, shape, a_strides, dim)
+    return _entry_point(kernel, f"{opcodes.ARG_REDUCE[op]}{_THREADED * parallel}")
+
+
+_THREADED = "_threaded"

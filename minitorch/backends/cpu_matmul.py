@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, prange_only
+from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, prange_only, serial_twin
 
 # cached under a digest of this file's source, as the kernels of cpu_kernels (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -208,3 +208,7 @@ def matmul_kernel(
         for task in prange(tasks):
             matmul_task(np.int64(task), rows, row_blocks, k, out, shape, out_strides, a, a_strides, b, b_strides)
     # END SOLUTION
+
+
+#: :func:`matmul_kernel` without threads, for small products (see :func:`.cpu_kernels.serial_twin`)
+matmul_kernel_serial = serial_twin(matmul_kernel, **MATMUL_OPTIONS)

@@ -1,0 +1,123 @@
+"""``minitorch warmup``: compile the kernels that common models use, once, into Numba's cache.
+
+The CPU backend compiles each kernel the first time a program runs it and keeps the machine
+code in Numba's on-disk cache; every later process loads it in milliseconds. This command
+runs, on small and on large tensors (the serial and the threaded kernels), the steps of the
+models people start with, so that the first cell of a notebook or the first epoch of a script
+does not wait for the compiler:
+
+* an MLP (``Linear``, ``ReLU``, ``Tanh``, ``Sigmoid``, ``Dropout``) with cross-entropy and
+  MSE losses, trained by SGD with momentum and by Adam;
+* a small convolutional net (``Conv2d``, ``MaxPool2d``, ``BatchNorm2d``, ``Flatten``);
+* the elementwise functions and reductions such models call (``exp``, ``log``, ``softmax``,
+  ``mean``, ``max``, ``argmax``, comparisons).
+
+Each workload runs in float32, the default dtype. ``make`` runs the command after setting up
+the environment; ``pip install`` users run it once by hand. A second run finds everything in
+the cache and takes a few seconds. The cache is the one Numba uses (``NUMBA_CACHE_DIR``, or
+``__pycache__`` folders next to the sources).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Callable
+
+import numpy as np
+
+import minitorch
+from minitorch import nn, optim
+from minitorch.tensor import Tensor
+
+#: batch sizes: the first keeps every kernel serial, the second makes the big ones threaded
+#: (above the kernels' ``PARALLEL_MIN_WORK`` of 65536 elements)
+SMALL_BATCH = 8
+LARGE_BATCH = 512
+#: the MLP's widths (the digits' 64 pixels, 10 classes)
+MLP_WIDTHS = (64, 128, 10)
+#: the convnet's input: one channel of 8 x 8, as the digits
+IMAGE_SIDE = 8
+CONV_CHANNELS = 8
+CLASSES = 10
+
+
+def _data(batch: int, features: tuple[int, ...], seed: int) -> tuple[Tensor, Tensor]:
+    rng = np.random.default_rng(seed)
+    x = minitorch.tensor(rng.standard_normal((batch, *features)).astype(np.float32))
+    y = minitorch.tensor(rng.integers(0, CLASSES, batch))
+    return x, y
+
+
+def _train_steps(model: nn.Module, x: Tensor, y: Tensor) -> None:
+    """Two steps each of SGD with momentum and of Adam, with cross-entropy, then an MSE step."""
+    for optimizer in (optim.SGD(model.parameters(), lr=0.01, momentum=0.9), optim.Adam(model.parameters(), lr=1e-3)):
+        for _ in range(2):
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+    model.zero_grad()
+    out = model(x)
+    nn.functional.mse_loss(out, minitorch.zeros_like(out)).backward()
+    model.eval()
+    with minitorch.no_grad():
+        (model(x).argmax(dim=1) == y).float().mean().item()
+    model.train()
+
+
+def mlp(batch: int) -> None:
+    """An MLP's training and evaluation steps."""
+    inputs, hidden, classes = MLP_WIDTHS
+    model = nn.Sequential(
+        nn.Linear(inputs, hidden), nn.ReLU(), nn.Dropout(0.1),
+        nn.Linear(hidden, hidden), nn.Tanh(),
+        nn.Linear(hidden, hidden), nn.Sigmoid(),
+        nn.Linear(hidden, classes),
+    )
+    _train_steps(model, *_data(batch, (inputs,), seed=batch))
+
+
+def convnet(batch: int) -> None:
+    """A small convolutional net's training and evaluation steps."""
+    model = nn.Sequential(
+        nn.Conv2d(1, CONV_CHANNELS, 3, padding=1), nn.BatchNorm2d(CONV_CHANNELS), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(CONV_CHANNELS * (IMAGE_SIDE // 2) ** 2, CLASSES),
+    )
+    _train_steps(model, *_data(batch, (1, IMAGE_SIDE, IMAGE_SIDE), seed=batch + 1))
+
+
+def functions(batch: int) -> None:
+    """The elementwise functions and reductions that models and their metrics call."""
+    x, _ = _data(batch, (MLP_WIDTHS[1],), seed=batch + 2)
+    x.requires_grad_(True)
+    y = x.exp().log1p() + x.abs().sqrt() * x.sin() - x.cos() / (x.pow(2) + 1)
+    y = y + x.softmax(dim=1) + x.log_softmax(dim=1) + x.clamp(-1, 1) + minitorch.where(x > 0, x, -x)
+    (y.sum() + y.mean() + y.max() + y.var() + (x - 1).neg().maximum(x).min()).backward()
+    (x.argmax(dim=1).sum() + (x >= 0).sum() + (x < 0).any()).item()
+
+
+WORKLOADS: dict[str, Callable[[int], None]] = {"mlp": mlp, "convnet": convnet, "functions": functions}
+
+
+def warm(progress: bool = True) -> float:
+    """Run every workload at both batch sizes; the seconds it took."""
+    from tqdm.auto import tqdm
+
+    runs = [(name, batch) for batch in (SMALL_BATCH, LARGE_BATCH) for name in WORKLOADS]
+    start = time.perf_counter()
+    with tqdm(runs, desc="compiling kernels", unit="workload", disable=not progress) as bar:
+        for name, batch in bar:
+            bar.set_postfix_str(f"{name}, batch {batch}")
+            minitorch.manual_seed(0)
+            WORKLOADS[name](batch)
+    return time.perf_counter() - start
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, only the closing line")
+
+
+def run(args: argparse.Namespace) -> None:
+    seconds = warm(progress=not args.quiet)
+    print(f"minitorch warmup: the common kernels are compiled and cached ({seconds:.1f} s)")
