@@ -21,8 +21,11 @@ the cache and takes a few seconds. The cache is the one Numba uses (``NUMBA_CACH
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import multiprocessing
+import os
 import time
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -34,6 +37,7 @@ from minitorch.tensor import Tensor
 #: (above the kernels' ``PARALLEL_MIN_WORK`` of 65536 elements)
 SMALL_BATCH = 8
 LARGE_BATCH = 512
+BATCHES = (SMALL_BATCH, LARGE_BATCH)
 #: the MLP's widths (the digits' 64 pixels, 10 classes)
 MLP_WIDTHS = (64, 128, 10)
 #: the convnet's input: one channel of 8 x 8, as the digits
@@ -100,24 +104,48 @@ def functions(batch: int) -> None:
 WORKLOADS: dict[str, Callable[[int], None]] = {"mlp": mlp, "convnet": convnet, "functions": functions}
 
 
-def warm(progress: bool = True) -> float:
-    """Run every workload at both batch sizes; the seconds it took."""
+def warm_batch(batch: int) -> None:
+    """Every workload at one batch size."""
+    for workload in WORKLOADS.values():
+        minitorch.manual_seed(0)
+        workload(batch)
+
+
+def warm(progress: bool = True, jobs: Optional[int] = None) -> float:
+    """Run every workload at both batch sizes; the seconds it took.
+
+    The two batch sizes compile different kernels (serial and threaded), so with ``jobs`` of 2
+    or more (default: the number of CPUs) they run in two processes at once. Numba writes
+    each cache file by an atomic rename; what two processes may both write is the index of a
+    helper that both compile, and losing one of its entries only means compiling it again
+    later, since the kernels that call it are cached with its code inside.
+    """
     from tqdm.auto import tqdm
 
-    runs = [(name, batch) for batch in (SMALL_BATCH, LARGE_BATCH) for name in WORKLOADS]
+    jobs = min(len(BATCHES), jobs or os.cpu_count() or 1)
     start = time.perf_counter()
-    with tqdm(runs, desc="compiling kernels", unit="workload", disable=not progress) as bar:
-        for name, batch in bar:
-            bar.set_postfix_str(f"{name}, batch {batch}")
-            minitorch.manual_seed(0)
-            WORKLOADS[name](batch)
+    with tqdm(total=len(BATCHES), desc="compiling kernels", unit="batch size", disable=not progress) as bar:
+        if jobs == 1:
+            for batch in BATCHES:
+                warm_batch(batch)
+                bar.update()
+        else:
+            context = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads to fork
+            with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+                for done in concurrent.futures.as_completed([pool.submit(warm_batch, batch) for batch in BATCHES]):
+                    done.result()
+                    bar.update()
     return time.perf_counter() - start
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar, only the closing line")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="processes compiling at once (default: the number of CPUs, at most 2)")
 
 
 def run(args: argparse.Namespace) -> None:
-    seconds = warm(progress=not args.quiet)
+    if args.jobs is not None and args.jobs < 1:
+        raise SystemExit(f"minitorch warmup: --jobs must be at least 1, got {args.jobs}")
+    seconds = warm(progress=not args.quiet, jobs=args.jobs)
     print(f"minitorch warmup: the common kernels are compiled and cached ({seconds:.1f} s)")

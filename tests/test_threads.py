@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from minitorch import backends, nn
 from minitorch.autograd import function as autograd_function
 from minitorch.backends.cpu import CpuBackend
 from minitorch.backends.cpu_threads import SerialisedCpuBackend
+from numba_cache_copy import kernel_cache_copy
 
 #: seconds a thread waits for another before the test fails (never reached when it passes;
 #: long, because a thread may compile kernels first when the Numba cache is cold)
@@ -393,30 +393,6 @@ print(numba.threading_layer(), type(backend_for("cpu")).__name__, errors or "ok"
 """
 #: seconds for the child; a few with a warm kernel cache, a minute or more when it compiles
 WORKQUEUE_TIMEOUT = 600
-
-
-def kernel_cache_copy(tmp_path: Path) -> Path:
-    """A new ``NUMBA_CACHE_DIR`` holding a copy of this process's compiled cpu kernels.
-
-    Fresh, so the child never writes into the shared cache; seeded, because compiling the
-    kernels the child runs takes tens of seconds. The copy goes where Numba will look for
-    the kernels under the new directory (its cache locator names that subdirectory).
-    """
-    from numba.core.caching import _CacheLocator
-
-    from minitorch.backends import cpu_kernels
-
-    cache = tmp_path / "numba-cache"
-    subpath = _CacheLocator.get_suitable_cache_subpath(cpu_kernels.__file__)
-    parent_cache = os.environ.get("NUMBA_CACHE_DIR")
-    source = Path(parent_cache) / subpath if parent_cache else Path(cpu_kernels.__file__).parent / "__pycache__"
-    target = cache / subpath
-    target.mkdir(parents=True)
-    if source.is_dir():
-        for entry in source.iterdir():
-            if entry.suffix in (".nbi", ".nbc"):
-                shutil.copy2(entry, target / entry.name)
-    return cache
 
 
 def test_threads_on_numbas_workqueue_layer_take_turns(tmp_path: Path) -> None:
