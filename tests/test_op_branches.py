@@ -137,6 +137,7 @@ def test_serial_twins_are_cached_apart_from_their_kernels() -> None:
     ]
     for kernel, twin in pairs:
         assert twin.py_func.__code__ is kernel.py_func.__code__
-        assert twin.targetoptions.get("parallel") in (None, False) and kernel.targetoptions["parallel"]
+        # (Numba empties the dict of parallel options once it has compiled; the key stays)
+        assert "parallel" in kernel.targetoptions and "parallel" not in twin.targetoptions
         assert twin._cache._cache_file._index_name != kernel._cache._cache_file._index_name
         assert twin._cache._impl.locator.get_source_stamp() == kernel._cache._impl.locator.get_source_stamp()
