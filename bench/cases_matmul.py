@@ -21,7 +21,7 @@ FLOPS_PER_MULTIPLY_ADD = 2
 KERNEL = "kernel"
 #: the issue's goal for the students' kernel, at this size
 KERNEL_TARGET_SIDE = 1024
-KERNEL_TARGET = Target("blas_fraction", 0.25)
+KERNEL_TARGET = Target("blas_fraction", 0.5)
 #: idle seconds before each timed batch (OpenBLAS's spinning threads must let go of the cores)
 SETTLE_S = 0.1
 #: a ragged product (no side a multiple of a tile) to check an entry point before timing it
