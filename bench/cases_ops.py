@@ -113,6 +113,33 @@ def elementwise_cases(ctx: Context) -> list[Case]:
     return cases
 
 
+def _sigmoid_numpy(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+#: the float32 functions with vectorised polynomial kernels: (name, NumPy's counterpart or None)
+TRANSCENDENTAL = (("log", np.log), ("tanh", np.tanh), ("sigmoid", _sigmoid_numpy), ("erf", None))
+
+
+def transcendental_cases(ctx: Context) -> list[Case]:
+    """``log``, ``tanh``, ``sigmoid`` and ``erf`` of 1e6 float32 (``exp`` is among the elementwise cases)."""
+    rng = np.random.default_rng(ctx.seed + 3)
+    a = float32(rng, LARGE_ELEMENTWISE)
+    positive = np.abs(a) + np.float32(0.1)
+    row = [Row(MINITORCH, target=ELEMENTWISE_TARGET)]
+    cases = []
+    for name, numpy_op in TRANSCENDENTAL:
+        data = positive if name == "log" else a
+        factories = same_op(ctx, [data], lambda x, name=name: getattr(x, name)(),
+                            numpy_op=numpy_op, torch_op=lambda x, name=name: getattr(x, name)())
+        if numpy_op is None:
+            del factories[NUMPY]  # NumPy has no erf
+        cases.append(Case(f"{name} {size_text(LARGE_ELEMENTWISE)} float32", "elementwise", factories, rows=row,
+                          description=f"a.{name}() into a new tensor"
+                          + (" (of |a| + 0.1)" if name == "log" else "")))
+    return cases
+
+
 def reduction_cases(ctx: Context) -> list[Case]:
     rng = np.random.default_rng(ctx.seed + 2)
     cases = []
@@ -124,4 +151,4 @@ def reduction_cases(ctx: Context) -> list[Case]:
 
 
 def cases(ctx: Context) -> list[Case]:
-    return [*overhead_cases(ctx), *elementwise_cases(ctx), *reduction_cases(ctx)]
+    return [*overhead_cases(ctx), *elementwise_cases(ctx), *transcendental_cases(ctx), *reduction_cases(ctx)]

@@ -80,4 +80,4 @@ def test_cpu_kernels_are_cached_under_the_stamp() -> None:
     from minitorch.backends import cpu_kernels
 
     locator = cpu_kernels.map_kernel._cache._impl.locator
-    assert locator.get_source_stamp()[1] == kernel_cache.OPCODES_DIGEST
+    assert locator.get_source_stamp()[1] == kernel_cache.SCALAR_BODIES_DIGEST

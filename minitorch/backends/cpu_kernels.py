@@ -60,7 +60,7 @@ from numba import njit, prange, types
 from numba.core.dispatcher import Dispatcher
 from numba.extending import overload
 
-from . import kernel_cache, op_branches, opcodes
+from . import kernel_cache, op_branches, opcodes, vector_math
 
 # every kernel here is cached stamped with the op table too (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -108,10 +108,43 @@ def _branch_or_chain(chain: Callable[..., Any], op: Any) -> Callable[..., Any]:
     return chain
 
 
+#: the float32 ops with a vectorisable body of their own (:mod:`.vector_math`) in place of the
+#: C library's scalar function
+VECTOR_FLOAT32 = {
+    opcodes.EXP: vector_math.exp32,
+    opcodes.LOG: vector_math.log32,
+    opcodes.TANH: vector_math.tanh32,
+    opcodes.SIGMOID: vector_math.sigmoid32,
+    opcodes.ERF: vector_math.erf32,
+}
+
+
+def _vector_body(op: Any, x: Any) -> Dispatcher | None:
+    """The :mod:`.vector_math` body of ``unary_into(op, x, ...)``, if it has one for these types."""
+    if isinstance(op, types.IntegerLiteral) and x == types.float32:
+        return VECTOR_FLOAT32.get(op.literal_value)
+    return None
+
+
+# Numba tries the overloads of a function in the order they are registered (each with a literal
+# op code first): this one takes the ops of :data:`VECTOR_FLOAT32` on float32, the next one the
+# rest. It is inlined into the loop before lowering: LLVM would not inline a body this long, and
+# a call in the loop would keep the loop from being vectorised.
+@overload(opcodes.unary_into, target="cpu", prefer_literal=True, inline="always", jit_options=SCALAR_OPTIONS)
+def _vector_unary_into(op: int, x: Any, out: Any, pos: int) -> Callable[..., Any] | None:
+    body = _vector_body(op, x)
+    if body is None:
+        return None
+
+    def vector_unary_into(op: int, x: Any, out: Any, pos: int) -> None:
+        out[pos] = body(x)
+
+    return vector_unary_into
+
+
 @overload(opcodes.unary_into, target="cpu", prefer_literal=True, jit_options=SCALAR_OPTIONS)
 def _unary_into(op: int, x: Any, out: Any, pos: int) -> Callable[..., Any]:
     return _branch_or_chain(opcodes.unary_into, op)
-
 
 @overload(opcodes.binary_into, target="cpu", prefer_literal=True, jit_options=SCALAR_OPTIONS)
 def _binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> Callable[..., Any]:

@@ -4,7 +4,8 @@ Numba keys a cached kernel on its own source file only: had ``opcodes.py`` chang
 op added, a scalar body fixed), a kernel file that did not change would go on loading the
 old machine code from the cache. So the kernel files register here, before their first
 ``@njit(cache=True)``, and their cache entries are stamped with their own source *and* a
-digest of ``opcodes.py``: a change to either compiles them afresh.
+digest of the scalar bodies they compile in (``opcodes.py`` and ``vector_math.py``): a
+change to any of them compiles them afresh.
 
 It works through Numba's cache locators (``numba.core.caching``), the classes that decide
 where a function's cache lives and which stamp makes it stale: ours come first in Numba's
@@ -20,7 +21,7 @@ from typing import Any
 
 from numba.core import caching
 
-from . import opcodes
+from . import opcodes, vector_math
 
 #: source files whose kernels compile the op table in (absolute paths)
 _KERNEL_FILES: set[str] = set()
@@ -33,11 +34,14 @@ def source_digest(path: str | os.PathLike[str]) -> str:
 
 #: the digest of the op table the kernels compiled in this process depend on
 OPCODES_DIGEST = source_digest(opcodes.__file__)
+#: the digest of every file of scalar bodies the kernels compile in: the op table and the
+#: vectorised float32 functions
+SCALAR_BODIES_DIGEST = OPCODES_DIGEST + ":" + source_digest(vector_math.__file__)
 
 
-def stamp(own_stamp: Any, opcodes_digest: str = OPCODES_DIGEST) -> tuple[Any, str]:
-    """The cache stamp of a kernel file: Numba's own stamp of it, and the op table's digest."""
-    return (own_stamp, opcodes_digest)
+def stamp(own_stamp: Any, bodies_digest: str = SCALAR_BODIES_DIGEST) -> tuple[Any, str]:
+    """The cache stamp of a kernel file: Numba's own stamp of it, and the scalar bodies' digest."""
+    return (own_stamp, bodies_digest)
 
 
 class _StampedWithOpcodes:

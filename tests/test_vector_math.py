@@ -1,0 +1,110 @@
+"""The vectorised float32 ``exp``, ``log``, ``tanh``, ``sigmoid`` and ``erf`` of the CPU backend.
+
+The oracle is float64 arithmetic (NumPy and ``math``), about 2^29 times finer than a float32:
+each float32 result is compared with the exact value in ulps of float32 at that value. The
+samples cover every binade of float32 (the subnormals too, both signs), a dense grid where the
+functions bend, the points where a function changes formula, and the special values, which
+must be what the C library gives. The float32 kernels run through the tensors, so what is
+checked is what a user gets, on both the serial and the threaded kernels.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.backends import cpu_kernels, opcodes, vector_math
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from vector_math_accuracy import ORACLES, every_binade, exact, representable, samples, ulps  # noqa: E402
+
+#: the accuracy promised in the docs, in float32 ulps of the exact result
+MAX_ULPS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.0, "erf": 1.5}
+#: more elements than this run on the threaded kernel (the backend's threshold)
+THREADED = cpu_kernels.PARALLEL_MIN_WORK
+
+
+def _samples(op: str) -> np.ndarray:
+    """Every binade, a dense grid, and both sides of the points where a function changes formula."""
+    edges = np.array([vector_math.TANH_SPLIT, vector_math.ERF_SPLIT, vector_math.ERF_ONE, vector_math.EXP_MAX,
+                      vector_math.EXP_MIN, 88.72283, -87.33655, -103.27893, np.float32(2.0**-126)], np.float32)
+    near_edges = np.concatenate([np.nextafter(edges, np.float32(np.inf)), np.nextafter(edges, -np.float32(np.inf))])
+    return np.concatenate([samples(op, 40, 60_000), edges, -edges, near_edges, -near_edges])
+
+
+def _through_tensors(op: str, x: np.ndarray) -> np.ndarray:
+    return getattr(minitorch, op)(minitorch.tensor(x)).numpy()
+
+
+@pytest.mark.parametrize("op", sorted(ORACLES))
+def test_float32_results_are_within_the_promised_ulps(op: str) -> None:
+    x = _samples(op)
+    assert x.size > THREADED  # the threaded kernel
+    result = _through_tensors(op, x)
+    assert result.dtype == np.float32
+    values = exact(op, x)
+    finite = representable(values)
+    errors = ulps(result[finite], values[finite])
+    worst = int(np.argmax(errors))
+    assert errors[worst] <= MAX_ULPS[op], (
+        f"{op}({x[finite][worst]!r}) = {result[finite][worst]!r}, exact {values[finite][worst]!r}: "
+        f"{errors[worst]:.2f} ulp")
+    # results that overflow float32 are inf, as the exact value rounds
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(result[~finite], values[~finite].astype(np.float32))
+
+
+SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 1e-38, 3.4e38, -3.4e38,
+                     88.72283, 88.7229, 89.0, -87.3, -103.97, -104.0, -150.0, 1.0, -1.0, 20.0, -20.0], np.float32)
+
+
+@pytest.mark.parametrize("op", sorted(ORACLES))
+def test_special_values_are_the_c_librarys(op: str) -> None:
+    """inf, nan, signed zeros, overflow and underflow as float64's results rounded to float32."""
+    result = _through_tensors(op, SPECIALS)
+    with np.errstate(over="ignore"):
+        expected = exact(op, SPECIALS).astype(np.float32)
+    rounded_alike = (result == expected) & (np.signbit(result) == np.signbit(expected))
+    both_nan = np.isnan(result) & np.isnan(expected)
+    close = ulps(np.where(np.isfinite(result), result, 0), np.where(np.isfinite(expected), expected, 0)) <= 2
+    ok = rounded_alike | both_nan | (close & np.isfinite(result) & np.isfinite(expected) & (result != 0))
+    assert ok.all(), {float(x): (float(r), float(e)) for x, r, e, good in zip(SPECIALS, result, expected, ok)
+                      if not good}
+
+
+@pytest.mark.parametrize("op", sorted(ORACLES))
+def test_serial_and_threaded_kernels_agree_bit_for_bit(op: str) -> None:
+    x = _samples(op)
+    small = np.concatenate([_through_tensors(op, x[i : i + 1000]) for i in range(0, x.size, 1000)])
+    assert x[:1000].size < THREADED
+    np.testing.assert_array_equal(small.view(np.int32), _through_tensors(op, x).view(np.int32))
+
+
+@pytest.mark.parametrize("op", sorted(ORACLES))
+def test_plain_python_bodies_compute_what_the_compiled_ones_do(op: str) -> None:
+    """Each body runs uncompiled too (``select`` and the bit casts have Python twins): bit for bit."""
+    body = cpu_kernels.VECTOR_FLOAT32[opcodes.UNARY_CODES[op]]
+    rng = np.random.default_rng(7)
+    x = np.concatenate([SPECIALS, every_binade(rng, 1)[::5], rng.uniform(-6, 6, 100).astype(np.float32)])
+    with np.errstate(all="ignore"):
+        in_python = np.array([body.py_func(v) for v in x], dtype=np.float32)
+    np.testing.assert_array_equal(in_python.view(np.int32), _through_tensors(op, x).view(np.int32))
+
+
+def test_float64_keeps_the_c_library() -> None:
+    """Only float32 takes the polynomial bodies: float64 results are the C library's, to the bit."""
+    x = np.random.default_rng(3).uniform(-30, 30, 1000)
+    np.testing.assert_array_equal(minitorch.exp(minitorch.tensor(x)).numpy(), [math.exp(v) for v in x.tolist()])
+
+
+def test_bit_casts_round_trip() -> None:
+    for value in (np.float32(1.0), np.float32(-2.5), np.float32(1e-45), np.float32(np.inf)):
+        bits = vector_math.float_bits(value)
+        assert bits == np.array(value).view(np.int32)
+        assert vector_math.bits_float(bits) == value
+    assert vector_math.bits_float(np.int64(127 << 23)) == 1.0
