@@ -991,10 +991,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         source = self if self.dim() else self.view(1)
         if source.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-        values = reductions.MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
-        indices = self._arg_extreme("arg" + op, d, keepdim)
+        values, indices = reductions.MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
         if not self.dim():
-            values = values.view(())
+            values, indices = values.view(()), indices.view(())
         return (return_types.max if op == "max" else return_types.min)(values, indices)
 
     @accepts_numpy_names

@@ -66,20 +66,25 @@ class Mean(Function):
 
 
 class MaxAlongDim(Function):
-    """``max``/``min`` along one dim: values; the gradient goes to the returned index."""
+    """``max``/``min`` along one dim: ``(values, indices)``, from one node as in PyTorch (the
+    indices are those the gradient goes to, not computed a second time); the gradient goes
+    to the index."""
 
     grad_fn_name = "MaxBackward0"
 
     @staticmethod
-    def forward(ctx: Context, a: Tensor, dim: int, keepdim: bool, op: str) -> Tensor:
+    def forward(ctx: Context, a: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
         indices = arg_reduce_op("arg" + op, a, dim)
         ctx.save_for_backward(indices)
         ctx.input_shape, ctx.dim, ctx.keepdim = a.shape, dim, keepdim
         values = reduce_op(op, a, dim)
-        return values if keepdim else values.view(_drop_dims(a.shape, (dim,)))
+        if keepdim:
+            return values, indices
+        kept = _drop_dims(a.shape, (dim,))
+        return values.view(kept), indices.view(kept)
 
     @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
+    def backward(ctx: Context, grad: Tensor, grad_indices: None = None) -> tuple[Tensor, None, None, None]:
         (indices,) = ctx.saved_tensors
         if not ctx.keepdim:
             grad = grad.unsqueeze(ctx.dim)
