@@ -147,7 +147,7 @@ def _elementwise_layout(out: TensorData, *operands: TensorData) -> tuple[np.ndar
     return found
 
 
-#: the coalesced layouts of reductions (:func:`_reduction_layout`), by their uncoalesced layouts
+#: the coalesced layouts of reductions (:func:`_coalesced_reduction`), by their uncoalesced layouts
 _COALESCED_REDUCTIONS: dict[tuple[bytes, bytes, bytes, int], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}
 
 
