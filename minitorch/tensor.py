@@ -988,12 +988,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
             return reductions.MaxAll.apply(self, op)
         d = normalize_dim(dim, self.dim())
-        source = self if self.dim() else self.view(1)
-        if source.shape[d] == 0:
+        if self.dim() and self.shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-        values, indices = reductions.MaxAlongDim.apply(source, d, keepdim or not self.dim(), op)
-        if not self.dim():
-            values, indices = values.view(()), indices.view(())
+        values, indices = reductions.MaxAlongDim.apply(self, d, keepdim, op)
         return (return_types.max if op == "max" else return_types.min)(values, indices)
 
     @accepts_numpy_names

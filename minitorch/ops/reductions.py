@@ -68,24 +68,26 @@ class Mean(Function):
 class MaxAlongDim(Function):
     """``max``/``min`` along one dim: ``(values, indices)``, from one node as in PyTorch (the
     indices are those the gradient goes to, not computed a second time); the gradient goes
-    to the index."""
-
-    grad_fn_name = "MaxBackward0"
+    to the index (``MaxBackward0``/``MinBackward0``, named per call)."""
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dim: int, keepdim: bool, op: str) -> tuple[Tensor, Tensor]:
-        indices = arg_reduce_op("arg" + op, a, dim)
-        ctx.save_for_backward(indices)
         ctx.input_shape, ctx.dim, ctx.keepdim = a.shape, dim, keepdim
-        values = reduce_op(op, a, dim)
-        if keepdim:
+        ctx.grad_fn_name = "MinBackward0" if op == "min" else "MaxBackward0"
+        source = a if a.dim() else a.view(1)  # a 0-d tensor: its one value, at index 0
+        indices = arg_reduce_op("arg" + op, source, dim)
+        ctx.save_for_backward(indices)
+        values = reduce_op(op, source, dim)
+        if keepdim and a.dim():
             return values, indices
-        kept = _drop_dims(a.shape, (dim,))
+        kept = _drop_dims(a.shape, (dim,)) if a.dim() else ()
         return values.view(kept), indices.view(kept)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor, grad_indices: None = None) -> tuple[Tensor, None, None, None]:
         (indices,) = ctx.saved_tensors
+        if not ctx.input_shape:
+            return grad.clone(), None, None, None
         if not ctx.keepdim:
             grad = grad.unsqueeze(ctx.dim)
         return grad * _one_hot_along(indices, ctx.input_shape, ctx.dim, grad.dtype), None, None, None
