@@ -61,7 +61,8 @@ def longest_innermost(shape: list[int], strides: list[list[int]], short: int) ->
     return [shape[d] for d in order], [[operand[d] for d in order] for operand in strides]
 
 
-def coalesce_around(shape: Sequence[int], strides: Sequence[Sequence[int]], dim: int) -> tuple[list[int], list[list[int]], int]:
+def coalesce_around(shape: Sequence[int], strides: Sequence[Sequence[int]],
+                    dim: int) -> tuple[list[int], list[list[int]], int]:
     """:func:`coalesce` for a reduction along ``dim``: the dimensions before ``dim`` merged among
     themselves, and those after it, ``dim`` kept where it is. Returns the shape, the strides
     and ``dim``'s new position."""

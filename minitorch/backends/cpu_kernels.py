@@ -146,6 +146,7 @@ def _vector_unary_into(op: int, x: Any, out: Any, pos: int) -> Callable[..., Any
 def _unary_into(op: int, x: Any, out: Any, pos: int) -> Callable[..., Any]:
     return _branch_or_chain(opcodes.unary_into, op)
 
+
 @overload(opcodes.binary_into, target="cpu", prefer_literal=True, jit_options=SCALAR_OPTIONS)
 def _binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> Callable[..., Any]:
     return _branch_or_chain(opcodes.binary_into, op)

@@ -3,7 +3,8 @@
 Numba compiles ``math.exp(x)`` into a call of the C library's scalar ``exp``: a loop that
 calls a function cannot use SIMD registers, and this llvmlite has no vector math library to
 call instead. The functions here use only arithmetic, comparisons and bit operations, so a
-loop over them becomes SIMD code (16 float32 lanes per instruction with AVX-512). The CPU
+loop over them becomes SIMD code (8 float32 lanes per instruction: Numba's LLVM prefers
+256-bit vectors even on CPUs with AVX-512). The CPU
 kernels use them for float32 tensors (:mod:`.cpu_kernels`); the plain-Python bodies of
 :mod:`.opcodes` stay the reference, and the tests compare the two in ulps.
 
@@ -17,7 +18,7 @@ Every function follows one pattern:
 2. **A polynomial** on that interval, fitted by ``tools/fit_vector_math.py`` for the
    smallest relative error of the result, evaluated by Horner's rule.
 3. **Reconstruction** of the result, and the special values (``inf``, ``nan``, overflow,
-   underflow) chosen by comparisons, which LLVM turns into masked selects, not branches.
+   underflow) chosen by :func:`select`, a masked select in vector code, never a branch.
 
 Every constant is a ``numpy.float32``: a Python float is a float64 in Numba, and one would
 turn the whole computation into float64. The bit operations go through :func:`float_bits`
@@ -215,7 +216,8 @@ def log32(x: np.float32) -> np.float32:
     m = bits_float((bits & MANTISSA_MASK) | ONE_BITS)  # in [1, 2)
     big = m > SQRT2
     m = select(big, m * HALF, m)
-    exponent = (bits >> MANTISSA_BITS) - BIAS + select(big, ONE_INT, ZERO_INT) - select(subnormal, MANTISSA_BITS, ZERO_INT)
+    exponent = ((bits >> MANTISSA_BITS) - BIAS
+                + select(big, ONE_INT, ZERO_INT) - select(subnormal, MANTISSA_BITS, ZERO_INT))
     f = m - ONE  # exact
     q = LOG_32[0] + f * (LOG_32[1] + f * (LOG_32[2] + f * (LOG_32[3] + f * (
         LOG_32[4] + f * (LOG_32[5] + f * (LOG_32[6] + f * LOG_32[7]))))))
@@ -234,7 +236,8 @@ def tanh32(x: np.float32) -> np.float32:
     :math:`\mathrm{sign}(x)\,(1 - 2 / (e^{2|x|} + 1))`."""
     a = abs(x)
     z = x * x
-    q = TANH_32[0] + z * (TANH_32[1] + z * (TANH_32[2] + z * (TANH_32[3] + z * (TANH_32[4] + z * TANH_32[5]))))
+    q = TANH_32[0] + z * (TANH_32[1] + z * (TANH_32[2] + z * (TANH_32[3] + z * (
+        TANH_32[4] + z * TANH_32[5]))))
     near_zero = select(z == ZERO, x, x + x * z * q)  # -0.0 stays -0.0 (x * z * q would be +0.0)
     far = ONE - TWO / (exp32(a + a) + ONE)  # nan stays nan
     return select(a < TANH_SPLIT, near_zero, select(x > ZERO, far, -far))
@@ -265,8 +268,9 @@ def erf32(x: np.float32) -> np.float32:
         ERF_32[4] + z * (ERF_32[5] + z * ERF_32[6])))))
     near_zero = x + x * q  # nan stays nan
     a = abs(x)
-    a = select(a > ERF_ONE, ERF_ONE, a)
-    p = ERFC_LOG_32[0] + a * (ERFC_LOG_32[1] + a * (ERFC_LOG_32[2] + a * (ERFC_LOG_32[3] + a * (
-        ERFC_LOG_32[4] + a * (ERFC_LOG_32[5] + a * (ERFC_LOG_32[6] + a * (ERFC_LOG_32[7] + a * ERFC_LOG_32[8])))))))
+    c = select(a > ERF_ONE, ERF_ONE, a)  # where erf has rounded to 1, the polynomial's last point
+    p = ERFC_LOG_32[0] + c * (ERFC_LOG_32[1] + c * (ERFC_LOG_32[2] + c * (ERFC_LOG_32[3] + c * (
+        ERFC_LOG_32[4] + c * (ERFC_LOG_32[5] + c * (ERFC_LOG_32[6] + c * (
+            ERFC_LOG_32[7] + c * ERFC_LOG_32[8])))))))
     far = ONE - exp32(p)
-    return select(abs(x) >= ERF_SPLIT, select(x > ZERO, far, -far), near_zero)
+    return select(a >= ERF_SPLIT, select(x > ZERO, far, -far), near_zero)
