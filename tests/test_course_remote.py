@@ -371,3 +371,91 @@ def test_unknown_exception_types_become_remote_errors(worker: Connection) -> Non
     assert type(worker.error({"type": "KeyError", "message": "k"})) is KeyError
     assert isinstance(worker.error({"type": "SystemExit", "message": ""}), RemoteError)  # never a real exit
     assert isinstance(worker.error("garbage"), RemoteError)
+
+
+# ---------------------------------------------------------------------- only the kernels proxied
+# Step 3's tasks are graded with only the kernel modules taken from the submission: the
+# course's own backends (here, this checkout's) call the worker's kernels with arrays.
+
+KERNEL_MODULES = frozenset({"minitorch.backends.cpu_kernels", "minitorch.backends.cuda_kernels"})
+
+
+@pytest.fixture(scope="module")
+def kernel_worker() -> Iterator[Connection]:
+    conn, process = start([sys.executable, "-m", "minitorch.course.remote.worker"])
+    conn.boundary = KERNEL_MODULES
+    yield conn
+    stop(conn, process)
+
+
+def test_a_boundary_proxies_only_the_modules_it_names(kernel_worker: Connection) -> None:
+    assert kernel_worker.proxies_module("minitorch.backends.cpu_kernels")
+    assert kernel_worker.proxies_module("minitorch.backends.cuda_kernels.inner")
+    assert not kernel_worker.proxies_module("minitorch.backends.cpu")
+    assert not kernel_worker.proxies_module("minitorch")
+    assert not kernel_worker.proxies_module("numpy")
+    everything = Connection(*os.pipe())
+    assert everything.proxies_module("minitorch.backends.cpu") and not everything.proxies_module("numpy")
+
+
+def test_the_course_backend_runs_the_workers_kernels_in_place(kernel_worker: Connection, monkeypatch) -> None:
+    """An in-place add passes one storage as input and output: the kernel's writes come back,
+    and the unchanged copy of the input does not overwrite them."""
+    from minitorch.backends import cpu
+    from minitorch.tensor_data import TensorData
+
+    remote = remote_module(kernel_worker, "minitorch.backends.cpu_kernels")
+    monkeypatch.setattr(cpu, "kernels", remote)
+    backend = cpu.CpuBackend()
+    values = np.arange(12.0).reshape(3, 4)
+    a = TensorData(values.T.copy().reshape(-1), (3, 4), (1, 3))  # a permuted view
+    a.numpy_view()[...] = values
+    bias = TensorData(np.array([1.0, 2.0, 3.0, 4.0]), (3, 4), (0, 1))  # one row, read three times
+    backend.zip("add", a, bias, a)
+    np.testing.assert_array_equal(a.numpy_view(), values + [1.0, 2.0, 3.0, 4.0])
+    out = TensorData(np.zeros(3), (3, 1), (1, 1))
+    backend.reduce("sum", a, 1, out)
+    np.testing.assert_array_equal(out.numpy_view().ravel(), (values + [1.0, 2.0, 3.0, 4.0]).sum(axis=1))
+
+
+def test_device_arrays_and_numba_types_reach_the_workers_cuda_kernels(kernel_worker: Connection, monkeypatch) -> None:
+    """The simulator's device arrays travel as copies and come back changed; a kernel
+    factory gets its Numba accumulator type (``numba.float64``) as itself."""
+    pytest.importorskip("numba.cuda")
+    from numba import cuda
+
+    if not cuda.is_available():
+        pytest.skip("no CUDA GPU, and NUMBA_ENABLE_CUDASIM is off")
+    from minitorch.backends import cuda as cuda_backend
+    from minitorch.tensor_data import TensorData
+
+    monkeypatch.setattr(cuda_backend, "kernels", remote_module(kernel_worker, "minitorch.backends.cuda_kernels"))
+    backend = cuda_backend.CudaBackend()
+    x = np.array([[1.0, -2.0, 3.5], [0.25, 4.0, -8.0]])
+    a = TensorData(backend.upload(x), x.shape)
+    out = TensorData(backend.empty(6, a.dtype), x.shape)
+    backend.map("neg", a, out)
+    np.testing.assert_array_equal(backend.download(out), -x)
+    summed = TensorData(backend.empty(2, a.dtype), (2, 1))
+    backend.reduce("sum", a, 1, summed)
+    np.testing.assert_array_equal(backend.download(summed).ravel(), x.sum(axis=1))
+    product = TensorData(backend.empty(4, a.dtype), (2, 2))
+    backend.matmul(a, TensorData(backend.upload(x.T.copy()), (3, 2)), product)
+    np.testing.assert_allclose(backend.download(product), x @ x.T)
+
+
+def test_course_code_is_never_handed_to_the_worker_behind_a_boundary(kernel_worker: Connection) -> None:
+    """Behind a boundary, the rest of minitorch is the course's own solution, on the trusted
+    side: the graded code must not be able to call it back (nor to receive its objects)."""
+    from minitorch import operators
+    from minitorch.tensor_data import TensorData
+
+    kernels = remote_module(kernel_worker, "minitorch.backends.cpu_kernels")
+    for course_object in (operators.mul, TensorData(np.zeros(2), (2,)), TensorData):
+        with pytest.raises(TypeError, match="course's own|cannot be passed"):
+            kernels.threaded(course_object)
+
+    def test_own(v: int) -> bool:  # a test's own function is still a callback
+        return v > 0
+
+    assert kernel_worker.encode(test_own)["cb"] > 0

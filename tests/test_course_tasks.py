@@ -45,7 +45,7 @@ def test_task_files_are_well_formed() -> None:
         assert step.tasks, f"{step.directory} defines no task"
         assert (step.directory / "README.md").is_file(), f"{step.directory} has no README.md for students"
         for task in step.tasks:
-            for name in task.files + task.tests:
+            for name in task.files + task.tests + task.proxied:
                 assert (ROOT / name).is_file(), f"task {task.id} lists {name}, which does not exist"
 
 
@@ -60,6 +60,22 @@ def test_bad_task_files_are_refused(tmp_path: Path) -> None:
     path.write_text('step = 3\nname = "x"\n[[task]]\nid = "3.1"\npoints = 1\n')
     with pytest.raises(TaskFileError, match="missing key 'title'"):
         read_step(path)
+    path.write_text('step = 3\nname = "x"\nproxied = ["tests/conftest.py"]\n')
+    with pytest.raises(TaskFileError, match="'proxied' lists modules of minitorch"):
+        read_step(path)
+    path.write_text('step = 3\nname = "x"\nproxied = ["minitorch/a.py"]\n'
+                    '[[task]]\nid = "3.1"\ntitle = "t"\npoints = 1\nfiles = ["minitorch/a.py", "minitorch/b.py"]\n')
+    with pytest.raises(TaskFileError, match=r"files \['minitorch/b.py'\] are not among the step's proxied modules"):
+        read_step(path)
+
+
+def test_proxied_modules_are_named_as_python_imports_them(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.toml"
+    path.write_text('step = 3\nname = "x"\nproxied = ["minitorch/backends/cpu_kernels.py", "minitorch/nn/__init__.py"]\n'
+                    '[[task]]\nid = "3.1"\ntitle = "t"\npoints = 1\nfiles = ["minitorch/nn/__init__.py"]\n')
+    (task,) = read_step(path).tasks
+    assert task.proxied_modules() == ("minitorch.backends.cpu_kernels", "minitorch.nn")
+    assert load_tasks(ROOT)["0.1"].proxied_modules() == ()  # the whole package
 
 
 def test_every_tagged_test_names_a_defined_task(tagged: dict[str, set[str]]) -> None:

@@ -282,13 +282,16 @@ def build_workspace(course_root: Path, package: Path, workspace: Path, hidden: b
     return workspace
 
 
-def build_trusted_folder(course_root: Path, folder: Path, hidden: bool) -> Path:
+def build_trusted_folder(course_root: Path, folder: Path, hidden: bool, course_package: bool = False) -> Path:
     """A fresh folder, readable by the grader alone, for the trusted test process of a
-    remote run: the course's tests, ``pyproject.toml`` and the grading code (no minitorch)."""
+    remote run: the course's tests, ``pyproject.toml``, the grading code, and with
+    ``course_package`` the course's own minitorch (whose proxied modules the worker answers)."""
     _fresh_folder(folder)
     os.chmod(folder, 0o700)
     _copy_course_tests(course_root, folder, hidden)
     _copy_grading_code(folder / GRADING_DIR)
+    if course_package:
+        shutil.copytree(course_root / PACKAGE, folder / PACKAGE, ignore=IGNORED, symlinks=False)
     return folder
 
 
@@ -371,7 +374,8 @@ class Grading:
         a sandboxed worker importing the submission (see :mod:`.remote`): the outcomes are
         recorded where graded code never runs. Exit code of the tests, output tail, report."""
         build_workspace(self.course_root, self.package, self.workspace, tests=False)
-        trusted = build_trusted_folder(self.course_root, self.base / TRUSTED_DIR, hidden)
+        boundary = task.proxied_modules()
+        trusted = build_trusted_folder(self.course_root, self.base / TRUSTED_DIR, hidden, course_package=bool(boundary))
         self.runs += 1
         report = self.logs / f"run{self.runs}.jsonl"
         trusted_log = self.logs / f"run{self.runs}-tests.log"
@@ -386,7 +390,11 @@ class Grading:
             os.environ, PYTHONPATH=str(trusted / GRADING_DIR), PYTHONDONTWRITEBYTECODE="1",
             MINITORCH_REMOTE_FDS=f"{trusted_reads},{trusted_writes}",
             MINITORCH_REMOTE_TIMEOUT=str(self.timeout),  # a first call may compile every kernel: no shorter limit
+            NUMBA_ENABLE_CUDASIM=os.environ.get("NUMBA_ENABLE_CUDASIM", "1"),
         )
+        if boundary:  # only these come from the worker; the rest is the course's own, on the trusted path
+            env["MINITORCH_REMOTE_MODULES"] = ",".join(boundary)
+            env["PYTHONPATH"] = os.pathsep.join([str(trusted / GRADING_DIR), str(trusted)])
         command = [sys.executable, "-m", "pytest", "-p", REMOTE_PLUGIN, "-p", PLUGIN_MODULE, "--grading-report", str(report),
                    *PYTEST_OPTIONS, f"--grading-task={task.id}", *targets]
         outcome: dict[str, Optional[int]] = {"code": None}

@@ -11,6 +11,9 @@ One file per step::
     files = ["minitorch/nn/modules/module.py"]
     tests = ["tests/test_module_registration.py"]
     hint = "Look at which of the three dicts the name already lives in before you store it."
+
+A step may also name, at the top, the only modules its remote grading takes from the
+submission (``proxied = ["minitorch/backends/cpu_kernels.py", ...]``, see :attr:`Task.proxied`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,18 @@ class Task:
     files: tuple[str, ...]
     tests: tuple[str, ...]
     hint: str = ""
+    #: graded remotely, the tests see the submission's whole package (empty), or only these
+    #: files of it, next to the course's own code for the rest (step 3: the kernel modules,
+    #: which the course's backends call with arrays, one request per kernel launch)
+    proxied: tuple[str, ...] = ()
+
+    def proxied_modules(self) -> tuple[str, ...]:
+        """The module names of :attr:`proxied` (``minitorch/backends/cpu.py`` -> ``minitorch.backends.cpu``)."""
+        names = []
+        for file in self.proxied:
+            parts = Path(file).with_suffix("").parts
+            names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        return tuple(names)
 
 
 @dataclass(frozen=True)
@@ -88,6 +103,9 @@ def read_step(path: Path) -> Step:
         raise TaskFileError(f"{path}: {error}") from None
     number = _require(table, "step", int, str(path))
     name = _require(table, "name", str, str(path))
+    proxied = _string_list(table, "proxied", str(path))
+    if not all(f.startswith("minitorch/") and f.endswith(".py") for f in proxied):
+        raise TaskFileError(f"{path}: 'proxied' lists modules of minitorch (minitorch/....py), got {list(proxied)}")
     tasks = []
     for position, entry in enumerate(table.get("task", []), start=1):
         where = f"{path}: task #{position}"
@@ -101,15 +119,20 @@ def read_step(path: Path) -> Step:
         points = _require(entry, "points", (int, float), where)
         if points <= 0:
             raise TaskFileError(f"{where}: points must be positive, got {points}")
+        files = _string_list(entry, "files", where)
+        unproxied = [f for f in files if proxied and f not in proxied]
+        if unproxied:  # they would be graded on the course's own solution
+            raise TaskFileError(f"{where}: its files {unproxied} are not among the step's proxied modules")
         tasks.append(
             Task(
                 id=task_id,
                 title=str(_require(entry, "title", str, where)),
                 points=float(points),
                 step=int(number),
-                files=_string_list(entry, "files", where),
+                files=files,
                 tests=_string_list(entry, "tests", where),
                 hint=str(entry.get("hint", "")),
+                proxied=proxied,
             )
         )
     return Step(number=int(number), name=str(name), directory=path.parent, tasks=tuple(tasks))

@@ -36,6 +36,7 @@ from .protocol import (
     ChannelClosed,
     Endpoint,
     ProtocolError,
+    array_to_text,
     decode,
     encode,
     error_body,
@@ -43,6 +44,8 @@ from .protocol import (
 
 FDS_VARIABLE = "MINITORCH_REMOTE_FDS"
 TIMEOUT_VARIABLE = "MINITORCH_REMOTE_TIMEOUT"
+#: comma-separated modules that alone come from the worker; unset: all of ``minitorch`` does
+MODULES_VARIABLE = "MINITORCH_REMOTE_MODULES"
 #: seconds one request may wait for the worker's answer unless the environment says otherwise
 DEFAULT_REQUEST_TIMEOUT = 120.0
 PACKAGE = "minitorch"
@@ -67,6 +70,18 @@ def is_test_module(name: str) -> bool:
     return top in ("tests", "conftest") or top.startswith("test_") or top.endswith("_test")
 
 
+def _is_course_code(value: Any) -> bool:
+    """Whether ``value`` is (or is an object of) the course's own ``minitorch``, which runs on
+    the trusted side when only some modules are proxied: graded code must not call it back."""
+    modules = (getattr(value, "__module__", None), type(value).__module__)
+    return any(isinstance(m, str) and (m == PACKAGE or m.startswith(PACKAGE + ".")) for m in modules)
+
+
+def _label(value: Any) -> str:
+    name = getattr(value, "__qualname__", None) or type(value).__qualname__
+    return str(name)[:60]
+
+
 def _own(obj: Any, name: str) -> Any:
     return object.__getattribute__(obj, name)
 
@@ -74,7 +89,10 @@ def _own(obj: Any, name: str) -> Any:
 class Connection:
     """The trusted side's tables: proxies by handle, shared trusted objects by number."""
 
-    def __init__(self, read_fd: int, write_fd: int, timeout: Optional[float] = DEFAULT_REQUEST_TIMEOUT) -> None:
+    def __init__(self, read_fd: int, write_fd: int, timeout: Optional[float] = DEFAULT_REQUEST_TIMEOUT,
+                 boundary: Optional[frozenset[str]] = None) -> None:
+        #: the modules proxied (None: every ``minitorch`` module); the rest is the course's own
+        self.boundary = boundary
         self.endpoint = Endpoint(read_fd, write_fd, self.serve, timeout)
         self.proxies: "weakref.WeakValueDictionary[int, RemoteObject]" = weakref.WeakValueDictionary()
         self.modules: dict[int, RemoteModule] = {}
@@ -102,8 +120,15 @@ class Connection:
             return {"ref": _own(value, "_remote_number")}
         if isinstance(value, Iterator):
             return {"cb": self.share(value), "iterator": True}
+        if is_device_array(value):  # the kernel gets a copy; :meth:`call` copies its changes back
+            return {"npy": array_to_text(value.copy_to_host())}
+        numba_dtype = numba_scalar_dtype(value)
+        if numba_dtype is not None:
+            return {"nbtype": numba_dtype.str}
         if not callable(value) and not is_test_module(type(value).__module__):
             raise TypeError(f"{type(value).__name__} objects cannot be passed to the graded code")
+        if self.boundary is not None and _is_course_code(value):
+            raise TypeError(f"the course's own {_label(value)} cannot be passed to the graded code")
         if isinstance(value, types.FunctionType):  # the worker's stub is then a function too (LambdaLR checks)
             return {"cb": self.share(value), "function": True}
         return {"cb": self.share(value)}
@@ -191,9 +216,15 @@ class Connection:
             return self.modules[number]
         module = RemoteModule(name or f"{PACKAGE}.<remote>", self, number)
         self.modules[number] = module
-        if self.register_modules and (name == PACKAGE or name.startswith(PACKAGE + ".")) and name not in sys.modules:
+        if self.register_modules and self.proxies_module(name) and name not in sys.modules:
             sys.modules[name] = module
         return module
+
+    def proxies_module(self, name: str) -> bool:
+        """Whether ``import name`` gives the worker's module (else the course's own, or none)."""
+        if name != PACKAGE and not name.startswith(PACKAGE + "."):
+            return False
+        return self.boundary is None or any(name == m or name.startswith(m + ".") for m in self.boundary)
 
     def exception_class(self, name: str, bases: list[str]) -> type:
         """A local exception class standing for a worker's (builtins come back as themselves)."""
@@ -257,17 +288,31 @@ class Connection:
         message = {"op": "call", "obj": self.encode(target), "args": self.encode(list(args)), "kwargs": self.encode(kwargs)}
         reply = self.request_raw(message)
         value = self.decode_reply(reply.get("value"))
-        self._copy_back([a for a in [*args, *kwargs.values()] if type(a) is np.ndarray], reply.get("arrays"))
+        passed = [*args, *kwargs.values()]
+        self._copy_back([a for a in passed if type(a) is np.ndarray or is_device_array(a)], reply.get("arrays"))
         return value
 
-    def _copy_back(self, originals: list[np.ndarray], sent: Any) -> None:
-        """Write into the caller's arrays what the graded code left in its copies."""
+    def _copy_back(self, originals: list[Any], sent: Any) -> None:
+        """Write into the caller's arrays (host or device) what the graded code changed in its copies.
+
+        Only changed copies are written, all compared before any is: two arguments may share
+        memory (an in-place op passes its storage as input and as output), and the unchanged
+        copy of the input must not overwrite what the kernel wrote through the output."""
         if not originals or not isinstance(sent, list) or len(sent) != len(originals):
             return
+        updates = []
         for original, data in zip(originals, sent):
-            changed = self.decode_reply(data)
-            if isinstance(changed, np.ndarray) and changed.shape == original.shape and original.flags.writeable:
-                original[...] = changed
+            copy = self.decode_reply(data)
+            if not isinstance(copy, np.ndarray) or copy.shape != original.shape or copy.dtype != original.dtype:
+                continue
+            before = original.copy_to_host() if is_device_array(original) else original
+            if copy.tobytes() != np.ascontiguousarray(before).tobytes():
+                updates.append((original, copy))
+        for original, copy in updates:
+            if is_device_array(original):
+                original.copy_to_device(copy)
+            elif original.flags.writeable:
+                original[...] = copy
 
     def operation(self, name: str, first: Any, *rest: Any) -> Any:
         return self.request({"op": "op", "name": name, "obj": self.encode(first), "args": self.encode(list(rest))})
@@ -611,13 +656,14 @@ class RemoteModule(types.ModuleType):
 
 
 class RemoteFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Answers every ``import minitorch...`` with a :class:`RemoteModule`."""
+    """Answers ``import minitorch...`` with a :class:`RemoteModule`: every such import, or
+    only those of the connection's boundary modules (the others find the course's own)."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
-        if fullname != PACKAGE and not fullname.startswith(PACKAGE + "."):
+        if not self.conn.proxies_module(fullname):
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
@@ -634,7 +680,7 @@ class RemoteFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def install(conn: Connection) -> RemoteFinder:
     """Put a finder for ``minitorch`` first on ``sys.meta_path`` (forgetting any real copy)."""
-    for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
+    for name in [n for n in sys.modules if conn.proxies_module(n)]:
         del sys.modules[name]
     conn.register_modules = True
     finder = RemoteFinder(conn)
@@ -646,4 +692,23 @@ def connect_from_environment() -> Connection:
     """The connection whose descriptors the grader named in the environment."""
     read_fd, write_fd = (int(part) for part in os.environ[FDS_VARIABLE].split(","))
     timeout = float(os.environ.get(TIMEOUT_VARIABLE, DEFAULT_REQUEST_TIMEOUT))
-    return Connection(read_fd, write_fd, timeout)
+    named = os.environ.get(MODULES_VARIABLE)
+    boundary = frozenset(m.strip() for m in named.split(",") if m.strip()) if named else None
+    return Connection(read_fd, write_fd, timeout, boundary)
+
+
+def is_device_array(value: Any) -> bool:
+    """Whether ``value`` is a Numba CUDA device array (a real one, or the simulator's)."""
+    return type(value).__module__.startswith("numba.cuda") and callable(getattr(value, "copy_to_host", None)) and \
+        callable(getattr(value, "copy_to_device", None))
+
+
+def numba_scalar_dtype(value: Any) -> Optional[np.dtype]:
+    """The NumPy dtype of a Numba scalar type such as ``numba.float32``; None for anything else."""
+    if not type(value).__module__.startswith("numba.core.types"):
+        return None
+    try:
+        dtype = np.dtype(str(value))
+    except TypeError:
+        return None
+    return dtype if dtype.kind in "biuf" else None

@@ -6,7 +6,8 @@ object). Values travel as JSON scalars, or as one-key objects naming what they a
 - ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"set": [...]}``, ``{"frozenset": [...]}``,
   ``{"dict": [[key, value], ...]}``, ``{"odict": [[key, value], ...]}`` (an ``OrderedDict``),
   ``{"slice": [start, stop, step]}``, ``{"bytes": base64}``, ``{"ellipsis": null}``,
-  ``{"dtype": "<f8"}`` and ``{"nptype": "<f8"}`` (a NumPy dtype, a NumPy scalar type);
+  ``{"dtype": "<f8"}`` and ``{"nptype": "<f8"}`` (a NumPy dtype, a NumPy scalar type),
+  ``{"nbtype": "<f8"}`` (a Numba scalar type, which a kernel factory may take);
 - ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
   (with ``"id"``: the worker's handle of that array, so one array stays one array);
 - ``{"ref": n, ...}``: a handle to an object that lives in the worker;
@@ -223,6 +224,8 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
     if key in ("dtype", "nptype"):
         dtype = _plain_dtype(body)
         return dtype if key == "dtype" else dtype.type
+    if key == "nbtype":
+        return handle("nbtype", {"nbtype": _plain_dtype(body)})
     if key == "npy":
         array = array_from_text(body)
         if array.dtype == object:

@@ -133,7 +133,9 @@ class Worker:
 
     def resolve(self, kind: str, data: dict) -> Any:
         if kind == "npy":
-            return data["npy"]  # an array the trusted side sends is its own copy
+            return data["npy"]  # an array the trusted side sends is its own copy (a device array's too)
+        if kind == "nbtype":
+            return numba_scalar_type(data["nbtype"])
         number = data.get(kind)
         if kind == "ref":
             if number not in self.objects:
@@ -233,6 +235,15 @@ class Worker:
                 if changed is not None:
                     _update_in_place(original, self.decode(changed))
         return self.decode(reply.get("value"))
+
+
+def numba_scalar_type(dtype: np.dtype) -> Any:
+    """The Numba scalar type of a plain numeric dtype (``numba.float32`` for float32)."""
+    if dtype.kind not in "biuf":
+        raise ProtocolError(f"no Numba scalar type travels for dtype {dtype.str!r}")
+    import numba
+
+    return numba.from_dtype(dtype)
 
 
 def _update_in_place(original: Any, changed: Any) -> None:
