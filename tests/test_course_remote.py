@@ -15,6 +15,7 @@ import io
 import math
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -26,7 +27,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from minitorch.course.remote.client import Connection, RemoteClassMeta, RemoteError, RemoteObject
+from minitorch.course.remote.client import Connection, RemoteClassMeta, RemoteError, RemoteObject, unpickle_in_worker
 from minitorch.course.remote.protocol import ChannelClosed, ProtocolError, decode, encode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,7 +184,7 @@ def test_warnings_key_errors_and_functions_keep_their_form(worker: Connection) -
 
 def test_types_copies_and_subclass_checks_hold_as_in_process(worker: Connection) -> None:
     """``type(x) is minitorch.Tensor``, ``issubclass`` between proxied classes, and copies made
-    by the worker (a proxy itself is never pickled on the trusted side)."""
+    by the worker (a proxy pickled here holds the worker's pickle, which only the worker reads)."""
     package = remote_module(worker, "minitorch")
     nn = remote_module(worker, "minitorch.nn")
     plain = package.zeros(2)
@@ -198,8 +199,32 @@ def test_types_copies_and_subclass_checks_hold_as_in_process(worker: Connection)
         twin.weight.fill_(3.0)
     assert layer.weight.sum().item() != twin.weight.sum().item() == 12.0
     assert copy.copy(plain) is not plain
-    with pytest.raises(TypeError, match="cannot be pickled"):
-        pickle.dumps(plain)
+    copied = pickle.loads(pickle.dumps(plain))
+    assert type(copied) is package.Tensor and copied is not plain and copied.tolist() == [0.0, 0.0]
+    assert pickle.loads(pickle.dumps(package.float32)) is package.float32  # the worker's own __reduce__ ran
+    operators = remote_module(worker, "minitorch.operators")
+    assert operators.identity(float) is float and operators.identity(tuple) is tuple  # builtin types as themselves
+    assert package.dtypes.as_dtype(float) is package.float32
+
+
+class OnlyUnpickleInWorker(pickle.Unpickler):
+    """An unpickler that resolves no name but :func:`unpickle_in_worker`."""
+
+    def find_class(self, module: str, name: str) -> object:
+        assert name == "unpickle_in_worker", f"the pickle of a proxy names {module}.{name}"
+        return unpickle_in_worker
+
+
+def test_a_pickled_proxy_holds_the_workers_bytes_unread(worker: Connection) -> None:
+    """Loading the trusted side's pickle of a proxy resolves one name, ``unpickle_in_worker``,
+    which hands the worker's bytes back to the worker: nothing the graded code pickled is ever
+    unpickled here."""
+    package = remote_module(worker, "minitorch")
+    original = package.tensor([1.0, 2.0])
+    copied = OnlyUnpickleInWorker(io.BytesIO(pickle.dumps(original))).load()
+    assert type(copied) is package.Tensor and copied.tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError, match="is gone"):
+        unpickle_in_worker("no-such-connection", b"")
 
 
 def test_state_dicts_keep_their_metadata_and_hooks_may_rewrite_them(worker: Connection) -> None:
@@ -459,3 +484,44 @@ def test_course_code_is_never_handed_to_the_worker_behind_a_boundary(kernel_work
         return v > 0
 
     assert kernel_worker.encode(test_own)["cb"] > 0
+
+
+def test_tests_marked_in_process_are_left_out_of_remote_runs(tmp_path: Path) -> None:
+    """A test that needs the graded code in its own process (shared memory) would fail
+    through the proxy on any submission: the remote plugin deselects it, and only it."""
+    (tmp_path / "test_marked.py").write_text(textwrap.dedent("""
+        import pytest
+        import minitorch
+
+        def test_through_the_proxy():
+            assert type(minitorch).__name__ == "RemoteModule"
+
+        @pytest.mark.in_process
+        def test_needs_shared_memory():
+            raise AssertionError("must not run through the proxy")
+    """))
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    in_process: needs its own process\n")
+    grading = tmp_path / "grading"  # the remote package as the grader installs it: outside minitorch
+    shutil.copytree(ROOT / "minitorch" / "course" / "remote", grading / "minitorch_remote",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    worker_reads, trusted_writes = os.pipe()
+    trusted_reads, worker_writes = os.pipe()
+    worker_env = dict(os.environ, MINITORCH_REMOTE_FDS=f"{worker_reads},{worker_writes}", PYTHONPATH=str(ROOT))
+    process = subprocess.Popen([sys.executable, "-m", "minitorch.course.remote.worker"], env=worker_env,
+                               pass_fds=(worker_reads, worker_writes), cwd=ROOT)
+    os.close(worker_reads)
+    os.close(worker_writes)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "minitorch_remote.plugin", "-p", "no:cacheprovider", "-q",
+             "-rA", "test_marked.py"],
+            env=dict(os.environ, MINITORCH_REMOTE_FDS=f"{trusted_reads},{trusted_writes}", PYTHONPATH=str(grading)),
+            pass_fds=(trusted_reads, trusted_writes), cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )
+    finally:
+        os.close(trusted_reads)
+        os.close(trusted_writes)
+        process.wait(timeout=30)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 1 deselected" in done.stdout
+    assert "PASSED test_marked.py::test_through_the_proxy" in done.stdout

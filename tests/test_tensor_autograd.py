@@ -10,6 +10,7 @@ expanded), on both CPU backends through the ``backend`` fixture. Tensors stay ti
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable
 
 import numpy as np
@@ -898,10 +899,15 @@ def test_is_leaf_and_grad_fn_names(backend: str) -> None:
         "TanhBackward0": x.tanh(),
         "AbsBackward0": x.abs(),
     }
+    addresses = set()
     for name, t in named.items():
         assert not t.is_leaf and t.requires_grad
         assert t.grad_fn.name() == name
-        assert repr(t.grad_fn) == f"<{name} object at {hex(id(t.grad_fn))}>"  # PyTorch's repr of a node
+        shown = repr(t.grad_fn)  # PyTorch's repr of a node: its class and its address
+        assert re.fullmatch(rf"<{name} object at 0x[0-9a-f]+>", shown), shown
+        assert repr(t.grad_fn) == shown
+        addresses.add(shown.rsplit(" ", 1)[1])
+    assert len(addresses) == len(named)  # one address per node
     assert (c + 1).grad_fn is None
 
 

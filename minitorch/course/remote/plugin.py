@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
+import pytest
+
 from .client import FDS_VARIABLE, Connection, connect_from_environment, install
 
 #: the channel to the worker; None when the module is imported outside a grading run (a
@@ -17,6 +19,22 @@ from .client import FDS_VARIABLE, Connection, connect_from_environment, install
 CONNECTION: Optional[Connection] = connect_from_environment() if FDS_VARIABLE in os.environ else None
 if CONNECTION is not None:
     install(CONNECTION)
+
+
+#: the marker of tests that cannot run through a proxy (they share memory with the graded code)
+IN_PROCESS_MARKER = "in_process"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the tests marked ``in_process``: through a proxy they would fail on any
+    submission, the reference included (the grading plugin, later, records only what is left)."""
+    if CONNECTION is None:
+        return
+    dropped = [item for item in items if item.get_closest_marker(IN_PROCESS_MARKER) is not None]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item.get_closest_marker(IN_PROCESS_MARKER) is None]
 
 
 def pytest_unconfigure(config: object) -> None:

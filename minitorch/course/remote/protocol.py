@@ -7,7 +7,8 @@ object). Values travel as JSON scalars, or as one-key objects naming what they a
   ``{"dict": [[key, value], ...]}``, ``{"odict": [[key, value], ...]}`` (an ``OrderedDict``),
   ``{"slice": [start, stop, step]}``, ``{"bytes": base64}``, ``{"ellipsis": null}``,
   ``{"dtype": "<f8"}`` and ``{"nptype": "<f8"}`` (a NumPy dtype, a NumPy scalar type),
-  ``{"nbtype": "<f8"}`` (a Numba scalar type, which a kernel factory may take);
+  ``{"nbtype": "<f8"}`` (a Numba scalar type, which a kernel factory may take),
+  ``{"builtin": "float"}`` (one of the builtin value types of :data:`BUILTIN_TYPES`, as itself);
 - ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
   (with ``"id"``: the worker's handle of that array, so one array stays one array);
 - ``{"ref": n, ...}``: a handle to an object that lives in the worker;
@@ -49,6 +50,11 @@ SAFE_BUILTIN_EXCEPTIONS = frozenset(
     name for name, value in vars(__import__("builtins")).items()
     if isinstance(value, type) and issubclass(value, Exception)
 )
+
+
+#: builtin classes that travel by name, as themselves (``as_dtype(float)``, ``type(x) is int``)
+BUILTIN_TYPES = {t.__name__: t for t in (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set,
+                                          frozenset, slice, range, object, type)}
 
 
 class ProtocolError(Exception):
@@ -159,6 +165,8 @@ def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: O
         return {"bytes": base64.b64encode(value).decode("ascii")}
     if value is Ellipsis:
         return {"ellipsis": None}
+    if kind is type and BUILTIN_TYPES.get(value.__name__) is value:
+        return {"builtin": value.__name__}
     if kind is np.ndarray and value.dtype != object:
         body: dict[str, Any] = {"npy": array_to_text(value)}
         if identify is not None:
@@ -221,6 +229,10 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
             raise ProtocolError("malformed bytes") from None
     if key == "ellipsis":
         return Ellipsis
+    if key == "builtin":
+        if not isinstance(body, str) or body not in BUILTIN_TYPES:
+            raise ProtocolError(f"not a builtin type that travels: {str(body)[:40]!r}")
+        return BUILTIN_TYPES[body]
     if key in ("dtype", "nptype"):
         dtype = _plain_dtype(body)
         return dtype if key == "dtype" else dtype.type

@@ -15,6 +15,7 @@ import copy
 import importlib
 import operator
 import os
+import pickle
 import sys
 import types
 import warnings
@@ -51,6 +52,9 @@ OPERATIONS.update(
     abs=abs, len=len, iter=iter, next=next, repr=repr, str=str, hash=hash, float=float, int=int, complex=complex,
     round=round, format=format, isinstance=isinstance, issubclass=issubclass, divmod=divmod, reversed=reversed,
     enter=_enter, exit=_exit, dir=dir, copy=copy.copy, deepcopy=copy.deepcopy,
+    # a proxy pickled on the trusted side holds the worker's own pickle, opaque, and is
+    # unpickled here again: the trusted side never unpickles what the worker made
+    pickle=pickle.dumps, unpickle=pickle.loads,
 )
 #: how a trusted class's member becomes a worker-side member that calls back
 MEMBER_KINDS = {"static": staticmethod, "class": classmethod, "method": lambda f: f, "property": property}
