@@ -15,20 +15,21 @@ import io
 import math
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 import time
 from collections import OrderedDict
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 import numpy as np
 import pytest
 
 from minitorch.course.remote.client import Connection, RemoteClassMeta, RemoteError, RemoteObject, unpickle_in_worker
-from minitorch.course.remote.protocol import ChannelClosed, ProtocolError, decode, encode
+from minitorch.course.remote.protocol import ChannelClosed, ProtocolError, decode, encode, shared_folder_token
 
 ROOT = Path(__file__).resolve().parents[1]
 #: seconds a request may wait in these tests (a hanging fake worker must end the wait)
@@ -525,3 +526,130 @@ def test_tests_marked_in_process_are_left_out_of_remote_runs(tmp_path: Path) -> 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed, 1 deselected" in done.stdout
     assert "PASSED test_marked.py::test_through_the_proxy" in done.stdout
+
+
+# ---------------------------------------------------------------------- files, buffers, patches
+
+
+@pytest.fixture
+def sharing_worker(tmp_path: Path) -> Iterator[Connection]:
+    """A worker with which this test's temporary folder may be shared."""
+    conn, process = start([sys.executable, "-m", "minitorch.course.remote.worker"])
+    conn.shared_roots.append(tmp_path.parent)
+    yield conn
+    stop(conn, process)
+
+
+def test_a_test_folder_is_mirrored_both_ways(sharing_worker: Connection, tmp_path: Path) -> None:
+    """A checkpoint saved by the worker lands in the test's folder; a file the test changes
+    reaches the worker's copy before the next request; a file the worker removes goes here too."""
+    package = remote_module(sharing_worker, "minitorch")
+    path = tmp_path / "ckpt.mt"
+    package.save({"epoch": 3, "w": package.tensor([1.0, 2.0])}, path)
+    assert path.is_file() and path.read_bytes()[:2] == b"PK"  # a zip archive, written here
+    assert package.load(path)["epoch"] == 3
+    (tmp_path / "sub").mkdir()
+    path.replace(tmp_path / "sub" / "moved.mt")
+    assert package.load(tmp_path / "sub" / "moved.mt")["w"].tolist() == [1.0, 2.0]
+    with pytest.raises(FileNotFoundError):
+        package.load(path)
+    os_module = remote_module(sharing_worker, "minitorch.serialization.atomic").os
+    os_module.remove(tmp_path / "sub" / "moved.mt")
+    assert not (tmp_path / "sub" / "moved.mt").exists() and (tmp_path / "sub").is_dir()
+
+
+def test_paths_outside_the_test_folder_never_reach_the_worker(sharing_worker: Connection, tmp_path: Path) -> None:
+    package = remote_module(sharing_worker, "minitorch")
+    for outside in (ROOT / "tests" / "conftest.py", Path("/etc/passwd"), tmp_path.parent):
+        with pytest.raises(TypeError, match="only paths inside the test's temporary folder"):
+            package.load(outside)
+    escape = tmp_path.parent / f"{tmp_path.name}-link"  # a link beside the test folders, to the tests
+    escape.symlink_to(ROOT / "tests")
+    try:
+        with pytest.raises(TypeError, match="only paths inside"):
+            package.load(escape / "conftest.py")
+    finally:
+        escape.unlink()
+
+
+def test_a_worker_snapshot_cannot_write_outside_its_folder(tmp_path: Path) -> None:
+    """What the worker sends for a shared folder is written without following links and only
+    inside that folder: paths with ``..``, absolute paths and links of this side are refused
+    or left alone."""
+    from minitorch.course.remote.folders import apply
+
+    outside = tmp_path / "outside.txt"
+    root = tmp_path / "shared"
+    root.mkdir()
+    (root / "link.txt").symlink_to(outside)
+    data = base64.b64encode(b"planted").decode()
+    for name in ("../outside.txt", "/tmp/x", "a/../../outside.txt", ""):
+        with pytest.raises(ProtocolError):
+            apply(root, {name: {"data": data, "mode": 0o644}})
+    apply(root, {"link.txt": {"data": data, "mode": 0o644}, "kept.txt": {"data": data, "mode": 0o600}})
+    assert not outside.exists() and (root / "link.txt").is_symlink()
+    assert (root / "kept.txt").read_bytes() == b"planted" and (root / "kept.txt").stat().st_mode & 0o777 == 0o600
+
+
+def test_buffers_come_back_with_what_the_graded_code_wrote(worker: Connection) -> None:
+    package = remote_module(worker, "minitorch")
+    buffer = io.BytesIO()
+    package.save([1, "two", 3.0], buffer)
+    assert buffer.getvalue()[:2] == b"PK" and buffer.tell() == len(buffer.getvalue())
+    buffer.seek(0)
+    assert package.load(buffer) == [1, "two", 3.0]
+
+
+def test_monkeypatching_a_module_reaches_the_worker_and_is_undone(worker: Connection, monkeypatch) -> None:
+    operators = remote_module(worker, "minitorch.operators")
+    scalar = remote_module(worker, "minitorch.scalar")
+    monkeypatch.setattr(operators, "mul", lambda x, y: 42.0)
+    assert (scalar.Scalar(2.0) * scalar.Scalar(3.0)).data == 42.0  # the graded code calls the patch
+    monkeypatch.undo()  # pytest deletes what the module's __dict__ did not hold: the original comes back
+    assert (scalar.Scalar(2.0) * scalar.Scalar(3.0)).data == 6.0
+
+
+def test_an_interrupt_raised_by_a_test_runs_the_graded_codes_cleanup(worker: Connection) -> None:
+    operators = remote_module(worker, "minitorch.operators")
+
+    def interrupt(value: float) -> float:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        operators.map_each(interrupt)([1.0])
+    assert operators.add(1.0, 2.0) == 3.0  # the channel is still in step
+
+
+def test_printed_output_and_string_paths_read_as_in_process(sharing_worker: Connection, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    """A string naming a file in a shared folder travels as that file; the worker's copy of the
+    folder is named as the test's folder in what comes back: paths, errors, printed output."""
+    package = remote_module(sharing_worker, "minitorch")
+    target = str(tmp_path / "w.mt")
+    package.save({"k": 1}, target)
+    assert (tmp_path / "w.mt").is_file() and package.load(target) == {"k": 1}
+    os_path = remote_module(sharing_worker, "minitorch.serialization.atomic").os.path
+    assert os_path.join(tmp_path, "w.mt") == target  # the worker's path comes back as the test's
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "missing.mt"))):
+        package.load(tmp_path / "missing.mt")  # the error names the test's path, not the copy's
+    number = sharing_worker.folder_numbers[tmp_path]
+    capsys.readouterr()
+    sharing_worker.replay_output({"stdout": f"saved {shared_folder_token(number)}/w.mt\n", "stderr": "50%|#"})
+    assert capsys.readouterr() == (f"saved {tmp_path}/w.mt\n", "50%|#")
+
+
+def test_relative_paths_travel_as_values_and_exits_only_inside_a_test(worker: Connection) -> None:
+    operators = remote_module(worker, "minitorch.operators")
+    assert operators.identity(Path("out/demo.png")) == Path("out/demo.png")
+    assert type(operators.identity(PurePosixPath("a/b"))) is PurePosixPath
+    cli = remote_module(worker, "minitorch.cli")
+    worker.in_test = False
+    with pytest.raises(RemoteError):  # outside a test's body it could end the grader's run
+        cli.main(["no-such-command"])
+    worker.in_test = True
+    try:
+        with pytest.raises(SystemExit) as exited:
+            cli.main(["no-such-command"])
+        assert exited.value.code == 2
+    finally:
+        worker.in_test = False

@@ -244,6 +244,7 @@ def measure_peak(action: Callable[[], Any]) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.in_process  # it measures the memory the loader allocates in this process
 def test_a_header_claiming_terabytes_allocates_nothing() -> None:
     shape = [2**20, 2**20, 2**10]  # 2**50 float64 elements: 8 PiB
     peak, message = measure_peak(lambda: load_bytes(build(header([row(dtype="float64", shape=shape)]))))
@@ -251,6 +252,7 @@ def test_a_header_claiming_terabytes_allocates_nothing() -> None:
     assert peak < MEMORY_LIMIT_BYTES
 
 
+@pytest.mark.in_process  # it measures the memory the loader allocates in this process
 def test_a_central_directory_claiming_gigabytes_is_checked_against_the_file_size() -> None:
     data = build()
     # the record is the second entry; claim 4 GiB, compressed and uncompressed alike
@@ -262,6 +264,7 @@ def test_a_central_directory_claiming_gigabytes_is_checked_against_the_file_size
     assert peak < MEMORY_LIMIT_BYTES
 
 
+@pytest.mark.in_process  # it measures the memory the loader allocates in this process
 def test_a_zip_bomb_is_refused_without_inflating_it() -> None:
     size = 64 * 2**20
     bomb = build(header([row(dtype="uint8", shape=[size])]), {RECORD: bytes(size)}, compression=zipfile.ZIP_DEFLATED)
@@ -480,6 +483,7 @@ def test_the_handmade_zip_writer_makes_archives_that_load() -> None:
     assert load_bytes(archive).tolist() == [1.0, 2.0]
 
 
+@pytest.mark.in_process  # it measures the memory the loader allocates in this process
 def test_overlapping_entries_are_refused_before_any_data_is_read() -> None:
     """400 entries that share their bytes: 177 KB of file declaring 30 MB (with a 17 MB
     payload the same layout declares 7 GB, and loading it died with MemoryError)."""
@@ -523,6 +527,7 @@ def test_a_checkpoint_of_many_tensors_loads() -> None:
     assert all(loaded[k].tolist() == [float(i)] * (i % 5) for i, k in enumerate(tensors))
 
 
+@pytest.mark.in_process  # it measures the memory the loader allocates in this process
 def test_a_table_declaring_more_bytes_than_the_file_is_refused_before_allocating() -> None:
     rows = [row(record=f"minitorch/data/{i}", dtype="float64", shape=[2**30]) for i in range(1000)]
     data = build(header(rows, root={"type": "list", "items": []}))
@@ -534,6 +539,7 @@ def test_a_table_declaring_more_bytes_than_the_file_is_refused_before_allocating
 # ---------------------------------------------------------------- bounded loads: the JSON header
 
 
+@pytest.mark.in_process  # it measures the memory the loader allocates in this process
 def test_a_header_of_a_million_empty_objects_is_refused_before_parsing() -> None:
     """3 MB of ``{},`` would be 75 MB of Python objects; the limit is checked on the text."""
     count = MAX_JSON_CONTAINERS + 1
@@ -592,6 +598,7 @@ def test_a_header_nested_too_deeply_is_refused_before_parsing(depth: int) -> Non
         load_bytes(build(text, records={}))
 
 
+@pytest.mark.in_process  # a child process imports the code under test from its files
 def test_deep_nesting_is_refused_even_with_a_raised_recursion_limit(tmp_path: Path) -> None:
     """The depth check doesn't lean on Python's recursion limit, which a program may raise
     (the JSON parser recursing 200,000 levels deep in C would crash the process)."""

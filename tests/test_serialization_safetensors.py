@@ -238,6 +238,7 @@ def test_hostile_safetensors_files_are_refused(name: str) -> None:
         minitorch.load_safetensors(io.BytesIO(data))
 
 
+@pytest.mark.in_process  # it measures the memory the loader allocates in this process
 def test_a_header_of_a_million_empty_objects_is_refused_before_parsing() -> None:
     """3 MB of ``{},`` would be 75 MB of Python objects: the text is measured first."""
     text = b"[" + b",".join([b"{}"] * (MAX_JSON_CONTAINERS + 1)) + b"]"

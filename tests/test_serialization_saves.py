@@ -28,7 +28,9 @@ import pytest
 import minitorch
 from minitorch import Tensor
 
-pytestmark = pytest.mark.task("8.4")
+#: what these tests check lives in the file system next to the graded code (links, pipes,
+#: modes, child processes killed mid-save): a mirror in another process cannot show it
+pytestmark = [pytest.mark.task("8.4"), pytest.mark.in_process]
 
 #: the name of a temporary file of a save to ``ckpt.mt``
 DEBRIS = re.compile(r"\.ckpt\.mt\.[0-9a-f]{16}\.tmp")

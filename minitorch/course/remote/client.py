@@ -18,7 +18,9 @@ from __future__ import annotations
 import builtins
 import importlib.abc
 import importlib.machinery
+import io
 import os
+import re
 import secrets
 import sys
 import types
@@ -26,13 +28,17 @@ import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Any, Optional
 
 import numpy as np
 
+from .folders import FolderTable, checked_relative
 from .protocol import (
+    MAX_OUTPUT_CHARS,
     MAX_WARNINGS,
     SAFE_BUILTIN_EXCEPTIONS,
+    SHARED_FOLDER_TOKEN,
     SAFE_BUILTIN_WARNINGS,
     ChannelClosed,
     Endpoint,
@@ -56,6 +62,8 @@ MODULE_DUNDERS = frozenset({"__all__", "__version__"})
 SUBCLASS_DUNDERS = frozenset({"__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__iter__"})
 
 
+#: argument types a call gets as copies, whose changes are written back (device arrays too)
+COPIED_ARGUMENTS = (np.ndarray, io.BytesIO)
 #: argument types a callback may change in place (a hook renaming a state_dict's keys): the
 #: worker's originals are updated from them after the call
 CONTAINERS = (dict, OrderedDict, list)
@@ -107,10 +115,20 @@ class Connection:
                  boundary: Optional[frozenset[str]] = None) -> None:
         #: the modules proxied (None: every ``minitorch`` module); the rest is the course's own
         self.boundary = boundary
+        #: folders whose paths may be handed to the worker, as mirrors (see :mod:`.folders`):
+        #: the test's temporary folders, below these roots (the plugin adds pytest's)
+        self.shared_roots: list[Path] = []
+        #: True while a test's body runs (the plugin says so): a SystemExit may come back then
+        self.in_test = False
+        #: interrupts the tests' callbacks raised, passed through the graded code
+        self.interrupts: list[KeyboardInterrupt] = []
+        self.folders = FolderTable()
+        self.folder_numbers: dict[Path, int] = {}
+        self.folder_count = 0
         #: names this connection in the pickles of its proxies (see :func:`unpickle_in_worker`)
         self.token = secrets.token_hex(8)
         _CONNECTIONS[self.token] = self
-        self.endpoint = Endpoint(read_fd, write_fd, self.serve, timeout)
+        self.endpoint = Endpoint(read_fd, write_fd, self.serve, timeout, folders=self.folders)
         self.proxies: "weakref.WeakValueDictionary[int, RemoteObject]" = weakref.WeakValueDictionary()
         self.modules: dict[int, RemoteModule] = {}
         self.subclasses: dict[int, type] = {}
@@ -137,6 +155,8 @@ class Connection:
             return {"ref": _own(value, "_remote_number")}
         if isinstance(value, Iterator):
             return {"cb": self.share(value), "iterator": True}
+        if isinstance(value, PurePath):
+            return self.shared_path(value)
         if is_device_array(value):  # the kernel gets a copy; :meth:`call` copies its changes back
             return {"npy": array_to_text(value.copy_to_host())}
         numba_dtype = numba_scalar_dtype(value)
@@ -148,7 +168,36 @@ class Connection:
             raise TypeError(f"the course's own {_label(value)} cannot be passed to the graded code")
         if isinstance(value, types.FunctionType):  # the worker's stub is then a function too (LambdaLR checks)
             return {"cb": self.share(value), "function": True}
-        return {"cb": self.share(value)}
+        kind = type(value)  # the worker's stand-in takes the class's name (error messages name it)
+        return {"cb": self.share(value), "cls": [str(kind.__module__), str(kind.__qualname__)]}
+
+    def shared_path(self, path: PurePath) -> dict:
+        """A path in a test's temporary folder, as the worker's mirror of that folder will have it."""
+        if not path.is_absolute():  # names no file of this side: a value (``Path("out/demo.png")``)
+            return {"pathvalue": str(path), "pure": not isinstance(path, Path)}
+        absolute = Path(os.path.abspath(path))
+        for root in self.shared_roots:
+            try:
+                inside = absolute.relative_to(root)
+            except ValueError:
+                continue
+            if not inside.parts:
+                break
+            top = root / inside.parts[0]  # the test's own folder is what is mirrored
+            if top.is_symlink() or not top.is_dir():
+                break
+            number = self.folder_numbers.get(top)
+            if number is None:
+                self.folder_count += 1
+                number = self.folder_numbers[top] = self.folder_count
+                self.folders.add(number, top)
+            return {"path": number, "rel": PurePosixPath(*inside.parts[1:]).as_posix() if inside.parts[1:] else ""}
+        raise TypeError(f"only paths inside the test's temporary folder can be passed to the graded code, not {str(path)[:200]!r}")
+
+    def end_test(self) -> None:
+        """Stop sharing the folders of the test that ended (the worker drops its mirrors)."""
+        self.folders.forget()
+        self.folder_numbers.clear()
 
     def share(self, value: Any) -> int:
         """The callback number of ``value`` (kept alive for the whole session)."""
@@ -159,11 +208,25 @@ class Connection:
         return number
 
     def encode(self, value: Any) -> Any:
-        return encode(value, self.handle)
+        return encode(value, self.handle, strings=self.shared_string if self.shared_roots else None)
+
+    def shared_string(self, text: str) -> Any:
+        """A string naming a path in a test's temporary folder travels as that path (as a string)."""
+        if not any(text.startswith(str(root) + os.sep) for root in self.shared_roots):
+            return text
+        try:
+            return dict(self.shared_path(PurePath(text)), str=True)
+        except TypeError:
+            return text
 
     def resolve(self, kind: str, data: dict) -> Any:
         if kind == "npy":
             return self.array(data["id"], data["npy"])
+        if kind == "path":
+            root = self.folders.roots.get(data["path"])
+            if root is None:
+                raise ProtocolError(f"the worker named a shared folder #{data['path']} it was never given")
+            return root / checked_relative(data["rel"]) if data["rel"] else root
         number = data.get(kind)
         if not isinstance(number, int) or isinstance(number, bool):
             raise ProtocolError("a malformed handle")
@@ -271,6 +334,11 @@ class Connection:
         if not isinstance(body, dict):
             return RemoteError("the graded code failed (its error could not be read)")
         name, message = str(body.get("type", "Exception")), str(body.get("message", ""))
+        if name == "KeyboardInterrupt" and self.interrupts:  # the test's own interrupt, come back
+            return self.interrupts.pop()
+        message = self.local_paths(message)
+        if name == "SystemExit" and self.in_test:  # a command line's exit, which pytest contains
+            return SystemExit(int(message) if message.lstrip("-").isdigit() else message)
         bases = body.get("bases") if isinstance(body.get("bases"), list) else []
         return self.exception_class(name, [str(b) for b in bases])(message)
 
@@ -282,11 +350,27 @@ class Connection:
         if drop:
             message = dict(message, drop=drop)
         reply = self.endpoint.request(message)
+        self.replay_output(reply)
         if isinstance(reply.get("warnings"), list):
             self.reissue(reply["warnings"])
         if "error" in reply:
             raise self.error(reply["error"])
         return reply
+
+    def replay_output(self, reply: dict) -> None:
+        """Print here what the graded code printed while answering (``capsys`` reads it here)."""
+        for key, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
+            text = reply.get(key)
+            if isinstance(text, str) and text:
+                stream.write(self.local_paths(text[:MAX_OUTPUT_CHARS]))
+
+    def local_paths(self, text: str) -> str:
+        """``text`` with the worker's copies of shared folders named by the test's folders."""
+        def folder(match: "re.Match[str]") -> str:
+            root = self.folders.roots.get(int(match.group(1)))
+            return str(root) if root is not None else "<a folder no longer shared>"
+
+        return SHARED_FOLDER_TOKEN.sub(folder, text)
 
     @staticmethod
     def reissue(bodies: list) -> None:
@@ -306,7 +390,7 @@ class Connection:
         reply = self.request_raw(message)
         value = self.decode_reply(reply.get("value"))
         passed = [*args, *kwargs.values()]
-        self._copy_back([a for a in passed if type(a) is np.ndarray or is_device_array(a)], reply.get("arrays"))
+        self._copy_back([a for a in passed if type(a) in COPIED_ARGUMENTS or is_device_array(a)], reply.get("arrays"))
         return value
 
     def _copy_back(self, originals: list[Any], sent: Any) -> None:
@@ -320,13 +404,22 @@ class Connection:
         updates = []
         for original, data in zip(originals, sent):
             copy = self.decode_reply(data)
+            if type(original) is io.BytesIO:
+                if type(copy) is io.BytesIO:  # a buffer: its contents and position, as the call left them
+                    updates.append((original, copy))
+                continue
             if not isinstance(copy, np.ndarray) or copy.shape != original.shape or copy.dtype != original.dtype:
                 continue
             before = original.copy_to_host() if is_device_array(original) else original
             if copy.tobytes() != np.ascontiguousarray(before).tobytes():
                 updates.append((original, copy))
         for original, copy in updates:
-            if is_device_array(original):
+            if type(original) is io.BytesIO:
+                original.seek(0)
+                original.truncate()
+                original.write(copy.getvalue())
+                original.seek(copy.tell())
+            elif is_device_array(original):
                 original.copy_to_device(copy)
             elif original.flags.writeable:
                 original[...] = copy
@@ -362,7 +455,9 @@ class Connection:
             raise
         except BaseException as error:  # the test's own code failed: the worker sees it as an error
             if isinstance(error, KeyboardInterrupt):
-                raise
+                # raised in the graded code too (its clean-up must run), and again here once
+                # the worker's answer comes (see :meth:`error`)
+                self.interrupts.append(error)
             return {"error": error_body(error)}
 
     def close(self) -> None:
@@ -661,6 +756,10 @@ def instance_proxy_class(trusted: type) -> type:
     return _INSTANCE_PROXY_CLASSES[trusted]
 
 
+#: an attribute the worker's module did not have before a test set it
+_MISSING = object()
+
+
 class RemoteModule(types.ModuleType):
     """A proxy of a worker-side ``minitorch`` module (a real module object, so imports work)."""
 
@@ -673,6 +772,34 @@ class RemoteModule(types.ModuleType):
         if name.startswith("__") and name not in MODULE_DUNDERS or name.startswith("_remote_"):
             raise AttributeError(name)
         return self.__dict__["_remote_conn"].request({"op": "getattr", "obj": {"ref": self.__dict__["_remote_number"]}, "name": name})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set in the worker's module (a test's ``monkeypatch.setattr`` must reach the graded
+        code); the import system's own attributes and submodules stay here."""
+        if name.startswith("__") or name.startswith("_remote_") or isinstance(value, RemoteModule):
+            super().__setattr__(name, value)
+            return
+        conn, ref = self.__dict__["_remote_conn"], {"ref": self.__dict__["_remote_number"]}
+        patched = self.__dict__.setdefault("_remote_patched", {})
+        if name not in patched:  # what the worker had, for :meth:`__delattr__`
+            try:
+                patched[name] = conn.request({"op": "getattr", "obj": ref, "name": name})
+            except AttributeError:
+                patched[name] = _MISSING
+        conn.request({"op": "setattr", "obj": ref, "name": name, "value": conn.encode(value)})
+
+    def __delattr__(self, name: str) -> None:
+        """Undo a :meth:`__setattr__` (what pytest's ``monkeypatch`` does for a name the module's
+        ``__dict__`` did not hold here), or delete the worker's attribute."""
+        if name.startswith("__") or name in self.__dict__:
+            super().__delattr__(name)
+            return
+        conn, ref = self.__dict__["_remote_conn"], {"ref": self.__dict__["_remote_number"]}
+        original = self.__dict__.get("_remote_patched", {}).pop(name, _MISSING)
+        if original is _MISSING:
+            conn.request({"op": "delattr", "obj": ref, "name": name})
+        else:
+            conn.request({"op": "setattr", "obj": ref, "name": name, "value": conn.encode(original)})
 
     def __repr__(self) -> str:
         return f"<remote module {self.__name__!r}>"

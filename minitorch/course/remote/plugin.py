@@ -8,6 +8,7 @@ The grading plugin, loaded next to it, records the outcomes in this trusted proc
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -35,6 +36,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item.get_closest_marker(IN_PROCESS_MARKER) is None]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Let the tests hand the graded code paths in their temporary folders (as mirrors)."""
+    if CONNECTION is not None:
+        CONNECTION.shared_roots.append(Path(session.config._tmp_path_factory.getbasetemp()))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> object:
+    """While a test's body runs, a SystemExit of the graded code comes back as one (pytest
+    records it as the test's failure); elsewhere it stays a RemoteError."""
+    if CONNECTION is None:
+        return (yield)
+    CONNECTION.in_test = True
+    try:
+        return (yield)
+    finally:
+        CONNECTION.in_test = False
+
+
+def pytest_runtest_logfinish(nodeid: str, location: object) -> None:
+    """A test's folders are shared only while it runs."""
+    if CONNECTION is not None:
+        CONNECTION.end_test()
 
 
 def pytest_unconfigure(config: object) -> None:

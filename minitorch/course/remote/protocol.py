@@ -9,6 +9,12 @@ object). Values travel as JSON scalars, or as one-key objects naming what they a
   ``{"dtype": "<f8"}`` and ``{"nptype": "<f8"}`` (a NumPy dtype, a NumPy scalar type),
   ``{"nbtype": "<f8"}`` (a Numba scalar type, which a kernel factory may take),
   ``{"builtin": "float"}`` (one of the builtin value types of :data:`BUILTIN_TYPES`, as itself);
+- ``{"path": n, "rel": "a/b"}``: a path inside shared folder ``n`` (see :mod:`.folders`), with
+  ``"str": true`` a string naming one (a command line's ``--out``);
+- ``{"pathvalue": "out/demo.png"}``: a path as a value only, naming no file the other side shares
+  (a relative path; any path the worker sends back that is not in a shared folder);
+- ``{"bytesio": base64, "pos": n}``: an ``io.BytesIO``, by its contents and position (the
+  receiver gets its own buffer; after a call, the caller's is updated from it);
 - ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
   (with ``"id"``: the worker's handle of that array, so one array stays one array);
 - ``{"ref": n, ...}``: a handle to an object that lives in the worker;
@@ -26,8 +32,10 @@ import base64
 import builtins
 import io
 from collections import OrderedDict
+from pathlib import Path, PurePath
 import json
 import os
+import re
 import select
 import struct
 import threading
@@ -39,7 +47,7 @@ import numpy as np
 #: the largest message either side accepts (a bigger one is a protocol error)
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 #: how deeply values may nest before a message is refused
-MAX_DEPTH = 64
+MAX_DEPTH = 256
 HEADER = struct.Struct(">I")
 #: the longest dtype string accepted (``'<M8[ns]'`` and the like are far shorter)
 MAX_DTYPE_CHARS = 16
@@ -136,35 +144,41 @@ def array_from_text(text: Any) -> np.ndarray:
         raise ProtocolError(f"a malformed array: {str(error)[:200]}") from None
 
 
-def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: Optional[Callable[[Any], int]] = None) -> Any:
+def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: Optional[Callable[[Any], int]] = None,
+           strings: Optional[Callable[[str], Any]] = None) -> Any:
     """``value`` as JSON; anything that is not a plain value goes through ``other`` (a handle).
 
     With ``identify``, an array also carries its sender's handle number (``"id"``), so the
-    receiver can keep one array per sender-side array (``storage is storage``)."""
+    receiver can keep one array per sender-side array (``storage is storage``). With
+    ``strings``, a string may travel as something else (a path in a shared folder)."""
     if depth > MAX_DEPTH:
         raise ValueError("a value nested too deeply to send")
+    if type(value) is str and strings is not None:
+        return strings(value)
     if value is None or isinstance(value, (bool, str)) or type(value) in (int, float):
         return value
     kind = type(value)
     if kind is list:
-        return {"list": [encode(v, other, depth + 1, identify) for v in value]}
+        return {"list": [encode(v, other, depth + 1, identify, strings) for v in value]}
     if kind is tuple:
-        return {"tuple": [encode(v, other, depth + 1, identify) for v in value]}
+        return {"tuple": [encode(v, other, depth + 1, identify, strings) for v in value]}
     if kind is dict or kind is OrderedDict:
-        pairs = [[encode(k, other, depth + 1, identify), encode(v, other, depth + 1, identify)] for k, v in value.items()]
+        pairs = [[encode(k, other, depth + 1, identify, strings), encode(v, other, depth + 1, identify, strings)] for k, v in value.items()]
         body = {"dict" if kind is dict else "odict": pairs}
         metadata = getattr(value, "_metadata", None)  # a state_dict's versions travel with it
         if kind is OrderedDict and type(metadata) in (dict, OrderedDict):
-            body["metadata"] = encode(metadata, other, depth + 1, identify)
+            body["metadata"] = encode(metadata, other, depth + 1, identify, strings)
         return body
     if kind is set or kind is frozenset:
-        return {kind.__name__: [encode(v, other, depth + 1, identify) for v in value]}
+        return {kind.__name__: [encode(v, other, depth + 1, identify, strings) for v in value]}
     if kind is slice:
-        return {"slice": [encode(p, other, depth + 1, identify) for p in (value.start, value.stop, value.step)]}
+        return {"slice": [encode(p, other, depth + 1, identify, strings) for p in (value.start, value.stop, value.step)]}
     if kind is bytes:
         return {"bytes": base64.b64encode(value).decode("ascii")}
     if value is Ellipsis:
         return {"ellipsis": None}
+    if kind is io.BytesIO:
+        return {"bytesio": base64.b64encode(value.getvalue()).decode("ascii"), "pos": value.tell()}
     if kind is type and BUILTIN_TYPES.get(value.__name__) is value:
         return {"builtin": value.__name__}
     if kind is np.ndarray and value.dtype != object:
@@ -229,6 +243,25 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
             raise ProtocolError("malformed bytes") from None
     if key == "ellipsis":
         return Ellipsis
+    if key == "bytesio":
+        position = data.get("pos")
+        if not isinstance(body, str) or not isinstance(position, int) or isinstance(position, bool) or position < 0:
+            raise ProtocolError("a malformed buffer")
+        try:
+            buffer = io.BytesIO(base64.b64decode(body, validate=True))
+        except ValueError:
+            raise ProtocolError("a malformed buffer") from None
+        buffer.seek(position)
+        return buffer
+    if key == "path":
+        if not isinstance(body, int) or isinstance(body, bool) or not isinstance(data.get("rel"), str):
+            raise ProtocolError("a malformed shared path")
+        path = handle("path", {"path": body, "rel": data["rel"]})
+        return str(path) if data.get("str") is True else path
+    if key == "pathvalue":
+        if not isinstance(body, str) or len(body) > 4096 or "\0" in body:
+            raise ProtocolError("a malformed path value")
+        return PurePath(body) if data.get("pure") is True else Path(body)
     if key == "builtin":
         if not isinstance(body, str) or body not in BUILTIN_TYPES:
             raise ProtocolError(f"not a builtin type that travels: {str(body)[:40]!r}")
@@ -286,6 +319,15 @@ SAFE_BUILTIN_WARNINGS = frozenset(
 )
 #: at most this many warnings travel with one reply
 MAX_WARNINGS = 32
+#: at most this many characters of what the graded code printed travel with one reply, per stream
+MAX_OUTPUT_CHARS = 64 * 1024
+#: how a text names shared folder ``n`` (the worker's copy, or the test's folder): each end
+#: writes its own path of that folder for it (see :func:`shared_folder_token`)
+SHARED_FOLDER_TOKEN = re.compile("\x00shared:([0-9]{1,9})\x00")
+
+
+def shared_folder_token(number: int) -> str:
+    return f"\x00shared:{number}\x00"
 
 
 def warning_bodies(caught: list) -> list:
@@ -314,8 +356,14 @@ class Endpoint:
     at once with the first error's message.
     """
 
-    def __init__(self, read_fd: int, write_fd: int, serve: Callable[[dict], dict], timeout: Optional[float] = None) -> None:
+    def __init__(self, read_fd: int, write_fd: int, serve: Callable[[dict], dict], timeout: Optional[float] = None,
+                 folders: Any = None, make_folder: Optional[Callable[[int], Any]] = None) -> None:
         self.read_fd, self.write_fd = read_fd, write_fd
+        #: the shared folders (a :class:`.folders.FolderTable`): every message carries the
+        #: snapshots of those its sender changed, which the receiver applies first;
+        #: ``make_folder(n)`` gives this end's copy of a folder the other end shares (the worker's)
+        self.folders = folders
+        self.make_folder = make_folder
         self.serve = serve
         self.timeout = timeout
         self.sequence = 0
@@ -338,9 +386,10 @@ class Endpoint:
         self.sequence += 1
         number = self.sequence
         try:
-            write_message(self.write_fd, dict(message, id=number))
+            write_message(self.write_fd, self._with_folders(dict(message, id=number)))
             while True:
                 incoming = read_message(self.read_fd, self._deadline())
+                self._receive_folders(incoming)
                 if "re" in incoming:
                     if incoming["re"] != number:
                         raise ProtocolError(f"a reply to request {str(incoming['re'])[:20]} came while {number} was awaited")
@@ -355,7 +404,30 @@ class Endpoint:
         if not isinstance(incoming.get("id"), int) or not isinstance(incoming.get("op"), str):
             raise ProtocolError("a message is neither a request nor a reply")
         reply = self.serve(incoming)
-        write_message(self.write_fd, dict(reply, re=incoming["id"]))
+        write_message(self.write_fd, self._with_folders(dict(reply, re=incoming["id"])))
+
+    def _with_folders(self, message: dict) -> dict:
+        """``message`` with the snapshots of the shared folders this end changed, and the
+        numbers of those it stopped sharing."""
+        if self.folders is None:
+            return message
+        if self.folders.forgotten:
+            message["forget"], self.folders.forgotten = self.folders.forgotten, []
+        changed = self.folders.outgoing()
+        if changed:
+            message["folders"] = changed
+        return message
+
+    def _receive_folders(self, incoming: dict) -> None:
+        if self.folders is None:
+            if "folders" in incoming or "forget" in incoming:
+                raise ProtocolError("this end shares no folder")
+            return
+        try:
+            self.folders.drop(incoming.get("forget"), delete=self.make_folder is not None)
+            self.folders.incoming(incoming.get("folders"), self.make_folder)
+        except OSError as error:
+            raise ProtocolError(f"a shared folder could not be updated: {str(error)[:200]}") from None
 
     def serve_forever(self) -> None:
         """Answer requests until the other end closes the channel."""
@@ -364,4 +436,5 @@ class Endpoint:
                 incoming = read_message(self.read_fd)
             except ChannelClosed:
                 return
+            self._receive_folders(incoming)
             self._answer(incoming)
