@@ -294,6 +294,7 @@ def test_a_test_module_subclass_lives_in_the_worker_and_super_reaches_minitorch(
         out = model(minitorch.tensor([1.0, -1.0]))
     assert out.tolist() == [4.0, -1.0]
     assert model.scale == 3.0
+    assert model.__dict__["scale"] == 3.0 and "_parameters" in model.__dict__  # the worker object's, not the proxy's
 
 
 def test_worker_reads_only_public_attributes_of_test_objects(worker: Connection) -> None:
@@ -358,6 +359,8 @@ FAKE_WORKERS = {
     "unknown-handle": "read_message(r); write_message(w, {'re': 1, 'value': {'cb': 12345}})",
     "pickled-array": "read_message(r); write_message(w, {'re': 1, 'value': {'npy': PICKLED}})",
     "huge-length": "os.write(w, struct.pack('>I', 2**31))",
+    "unshared-folder": "read_message(r); write_message(w, {'re': 1, 'value': {'path': 7, 'rel': 'x'}})",
+    "folder-snapshot-unasked": "read_message(r); write_message(w, {'re': 1, 'value': 1, 'folders': {'3': {}}})",
     "crash": "os._exit(3)",
     "hang": "time.sleep(60)",
 }

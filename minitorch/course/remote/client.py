@@ -752,8 +752,15 @@ def instance_proxy_class(trusted: type) -> type:
     attributes and operators still go to the worker first."""
     if trusted not in _INSTANCE_PROXY_CLASSES:
         _INSTANCE_PROXY_CLASSES[trusted] = RemoteSubclassMeta(trusted.__name__, (RemoteObject, trusted), {
-            "_remote_instance_proxy": True, "__module__": trusted.__module__, "__qualname__": trusted.__qualname__})
+            "_remote_instance_proxy": True, "__module__": trusted.__module__, "__qualname__": trusted.__qualname__,
+            "__dict__": property(_worker_dict)})
     return _INSTANCE_PROXY_CLASSES[trusted]
+
+
+def _worker_dict(proxy: RemoteObject) -> Any:
+    """The worker object's ``__dict__`` (a copy), not the proxy's own, which the test's class
+    would otherwise give."""
+    return _own(proxy, "_remote_conn").request({"op": "getattr", "obj": proxy._ref(), "name": "__dict__"})
 
 
 #: an attribute the worker's module did not have before a test set it
