@@ -656,3 +656,23 @@ def test_relative_paths_travel_as_values_and_exits_only_inside_a_test(worker: Co
         assert exited.value.code == 2
     finally:
         worker.in_test = False
+
+
+def test_a_callback_changes_lists_it_reads_from_the_graded_codes_objects(worker: Connection) -> None:
+    """A load_state_dict post-hook clears ``incompatible.missing_keys``: the list it read from
+    a worker object is a copy here, and what it changed there is changed in the worker's list."""
+    package = remote_module(worker, "minitorch")
+    nn = remote_module(worker, "minitorch.nn")
+    layer = nn.Linear(2, 2)
+    seen = []
+
+    def forgive(module: object, incompatible: object) -> None:
+        seen.append(list(incompatible.missing_keys))
+        incompatible.missing_keys.clear()
+
+    layer.register_load_state_dict_post_hook(forgive)
+    state = layer.state_dict()
+    del state["bias"]
+    result = layer.load_state_dict(state)  # strict, yet nothing missing once the hook cleared it
+    assert seen == [["bias"]] and list(result.missing_keys) == []
+    assert package.is_tensor(layer.weight)

@@ -104,6 +104,21 @@ def _label(value: Any) -> str:
     return str(name)[:60]
 
 
+def _shallow_copy(container: Any) -> Any:
+    return list(container.items()) if isinstance(container, dict) else list(container)
+
+
+def _changed(container: Any, before: list) -> bool:
+    """Whether a list or dict holds other members than ``before`` (compared by identity: a
+    member may be a proxy, whose ``==`` would ask the worker)."""
+    now = _shallow_copy(container)
+    if len(now) != len(before):
+        return True
+    if isinstance(container, dict):
+        return any(k1 is not k2 and k1 != k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(now, before))
+    return any(a is not b for a, b in zip(now, before))
+
+
 def _own(obj: Any, name: str) -> Any:
     return object.__getattribute__(obj, name)
 
@@ -118,6 +133,9 @@ class Connection:
         #: folders whose paths may be handed to the worker, as mirrors (see :mod:`.folders`):
         #: the test's temporary folders, below these roots (the plugin adds pytest's)
         self.shared_roots: list[Path] = []
+        #: while a callback runs: the lists and dicts it read from worker objects, with their
+        #: contents then (what it changes in them is changed in the worker's, see :meth:`serve`)
+        self.fetched: Optional[list] = None
         #: True while a test's body runs (the plugin says so): a SystemExit may come back then
         self.in_test = False
         #: interrupts the tests' callbacks raised, passed through the graded code
@@ -435,10 +453,19 @@ class Connection:
                 args, kwargs = self.decode(message.get("args", {"list": []})), self.decode(message.get("kwargs", {"dict": []}))
                 if not isinstance(args, list) or not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
                     raise ProtocolError("malformed arguments")
-                value = target(*args, **kwargs)
+                outer, self.fetched = self.fetched, []
+                try:
+                    value = target(*args, **kwargs)
+                    changed = [[ref, name, self.encode(copy)] for ref, name, copy, before in self.fetched
+                               if _changed(copy, before)]
+                finally:
+                    self.fetched = outer
+                reply = {"value": self.encode(value)}
                 if any(type(a) in CONTAINERS for a in args):  # what the test's code changed in them goes back
-                    return {"value": self.encode(value),
-                            "args_after": [self.encode(a) if type(a) in CONTAINERS else None for a in args]}
+                    reply["args_after"] = [self.encode(a) if type(a) in CONTAINERS else None for a in args]
+                if changed:  # and in the lists and dicts it read from the graded code's objects
+                    reply["attrs_after"] = changed
+                return reply
             elif message["op"] == "next":
                 if not isinstance(target, Iterator):
                     raise TypeError(f"{type(target).__name__!r} object is not an iterator")
@@ -511,7 +538,11 @@ class RemoteObject:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_remote_"):
             raise AttributeError(name)
-        return _own(self, "_remote_conn").request({"op": "getattr", "obj": self._ref(), "name": name})
+        conn = _own(self, "_remote_conn")
+        value = conn.request({"op": "getattr", "obj": self._ref(), "name": name})
+        if conn.fetched is not None and type(value) in CONTAINERS:  # a callback may change it in place
+            conn.fetched.append((self._ref(), name, value, _shallow_copy(value)))
+        return value
 
     def __setattr__(self, name: str, value: Any) -> None:
         conn = _own(self, "_remote_conn")

@@ -314,6 +314,9 @@ class Worker:
             for original, changed in zip(args, after):
                 if changed is not None:
                     _update_in_place(original, self.decode(changed))
+        for entry in reply.get("attrs_after", []) if isinstance(reply.get("attrs_after"), list) else []:
+            if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[1], str):  # a list the callback changed
+                _update_in_place(getattr(self.decode(entry[0]), entry[1]), self.decode(entry[2]))
         return self.decode(reply.get("value"))
 
 
