@@ -28,7 +28,17 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .folders import FolderTable, checked_relative
-from .protocol import MAX_OUTPUT_CHARS, SAFE_BUILTIN_EXCEPTIONS, Endpoint, shared_folder_token, ProtocolError, decode, encode, error_body, warning_bodies
+from .protocol import (
+    MAX_OUTPUT_CHARS,
+    SAFE_BUILTIN_EXCEPTIONS,
+    Endpoint,
+    ProtocolError,
+    decode,
+    encode,
+    error_body,
+    shared_folder_token,
+    warning_bodies,
+)
 
 FDS_VARIABLE = "MINITORCH_REMOTE_FDS"
 #: the only top-level package a request may import
@@ -109,8 +119,8 @@ class Worker:
         self.numbers: dict[int, int] = {}  # id(object) -> handle number
         self.stubs: dict[int, Any] = {}  # a TrustedStub, or a function calling one for a trusted function
         self.function_stubs: dict[int, int] = {}  # id(function stub) -> its callback number
-        self.twins: set[type] = set()
-        self.stub_classes: dict[tuple[type, str, str], type] = {}  # classes made by ``subclass``: their instances say so
+        self.twins: set[type] = set()  # classes made by ``subclass``: their instances say so
+        self.stub_classes: dict[tuple[type, str, str], type] = {}  # stand-ins named like the trusted classes
         self.folders = FolderTable()
         self.mirror_root: Optional[Path] = None
         self.endpoint = Endpoint(read_fd, write_fd, self.serve, folders=self.folders, make_folder=self.mirror)
