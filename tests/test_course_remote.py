@@ -20,8 +20,9 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from pathlib import Path, PurePosixPath
 from typing import Iterator
 
@@ -307,7 +308,10 @@ def test_worker_reads_only_public_attributes_of_test_objects(worker: Connection)
     shared_function = worker.share(len)
     assert worker.serve({"op": "getattr", "cb": shared_function, "name": "name"})["error"]["type"] == "AttributeError"
     with pytest.raises(TypeError):
-        worker.encode(object())  # not a test's object, not callable, not an iterator: never shared
+        worker.encode(threading.Lock())  # not a test's object, not callable, not an iterator: never shared
+    opaque = worker.encode(object())  # a bare object() has nothing to read: an opaque stand-in
+    assert opaque["cls"] == ["builtins", "object"]
+    assert worker.serve({"op": "getattr", "cb": opaque["cb"], "name": "anything"})["error"]["type"] == "AttributeError"
 
 
 # ---------------------------------------------------------------------- no pickle, no code from messages
@@ -676,3 +680,21 @@ def test_a_callback_changes_lists_it_reads_from_the_graded_codes_objects(worker:
     result = layer.load_state_dict(state)  # strict, yet nothing missing once the hook cleared it
     assert seen == [["bias"]] and list(result.missing_keys) == []
     assert package.is_tensor(layer.weight)
+
+
+Record = namedtuple("Record", ["x", "label"])
+
+
+def test_ranges_records_and_bare_objects_travel_as_the_tests_own(worker: Connection) -> None:
+    """A ``range`` and a test's namedtuple travel by value and come back as themselves; a bare
+    ``object()`` reaches the graded code as an opaque stand-in (its type errors name it)."""
+    operators = remote_module(worker, "minitorch.operators")
+    assert operators.identity(range(2, 9, 3)) == range(2, 9, 3)
+    back = operators.identity(Record(x=1.5, label=[1, 2]))
+    assert type(back) is Record and back == (1.5, [1, 2]) and back.label == [1, 2]
+    data = remote_module(worker, "minitorch.utils.data")
+    batch = data.default_collate([Record(x=1.0, label=0), Record(x=2.0, label=1)])
+    assert type(batch) is Record and batch.x.tolist() == [1.0, 2.0] and batch.label.tolist() == [0, 1]
+    with pytest.raises(TypeError, match="batch must contain tensors"):
+        data.default_collate([object(), object()])
+    assert type(operators.identity(remote_module(worker, "minitorch").return_types)).__name__ == "RemoteModule"

@@ -13,6 +13,10 @@ object). Values travel as JSON scalars, or as one-key objects naming what they a
   ``"str": true`` a string naming one (a command line's ``--out``);
 - ``{"pathvalue": "out/demo.png"}``: a path as a value only, naming no file the other side shares
   (a relative path; any path the worker sends back that is not in a shared folder);
+- ``{"range": [start, stop, step]}``;
+- ``{"namedtuple": [module, qualname, fields], "items": [...]}``: a namedtuple of a test's class,
+  by value (the worker makes a plain namedtuple class of that name and those fields; one
+  coming back is an instance of the test's own class again);
 - ``{"bytesio": base64, "pos": n}``: an ``io.BytesIO``, by its contents and position (the
   receiver gets its own buffer; after a call, the caller's is updated from it);
 - ``{"npy": base64}``: a NumPy array in ``.npy`` format, read with ``allow_pickle=False``
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import builtins
+import collections
 import io
 from collections import OrderedDict
 from pathlib import Path, PurePath
@@ -173,6 +178,8 @@ def encode(value: Any, other: Callable[[Any], dict], depth: int = 0, identify: O
         return {kind.__name__: [encode(v, other, depth + 1, identify, strings) for v in value]}
     if kind is slice:
         return {"slice": [encode(p, other, depth + 1, identify, strings) for p in (value.start, value.stop, value.step)]}
+    if kind is range:
+        return {"range": [value.start, value.stop, value.step]}
     if kind is bytes:
         return {"bytes": base64.b64encode(value).decode("ascii")}
     if value is Ellipsis:
@@ -231,6 +238,20 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
                 raise ProtocolError("a state_dict's metadata is not a dict")
             result._metadata = metadata  # type: ignore[attr-defined]
         return result
+    if key == "range":
+        parts = _sequence(body)
+        if len(parts) != 3 or not all(type(p) is int for p in parts) or parts[2] == 0:
+            raise ProtocolError("a malformed range")
+        return range(*parts)
+    if key == "namedtuple":
+        spec = _sequence(body)
+        if len(spec) != 3 or not all(isinstance(n, str) for n in spec[:2]) or not isinstance(spec[2], list) \
+                or not all(isinstance(f, str) and f.isidentifier() and not f.startswith("_") for f in spec[2]):
+            raise ProtocolError("a malformed namedtuple")
+        items = [decode(v, handle, depth + 1) for v in _sequence(data.get("items"))]
+        if len(items) != len(spec[2]):
+            raise ProtocolError("a namedtuple with the wrong number of items")
+        return handle("namedtuple", {"namedtuple": spec, "items": items})
     if key == "slice":
         parts = [decode(v, handle, depth + 1) for v in _sequence(body)]
         if len(parts) != 3:
@@ -279,6 +300,25 @@ def decode(data: Any, handle: Callable[[str, dict], Any], depth: int = 0) -> Any
             return array[()]
         return handle("npy", {"npy": array, "id": data["id"]}) if "id" in data else array
     raise ProtocolError(f"unknown value kind {key[:40]!r}")
+
+
+def is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and isinstance(getattr(type(value), "_fields", None), tuple)
+
+
+def namedtuple_body(value: tuple, items: list) -> dict:
+    """A namedtuple by value: its class's module, name and fields, and its encoded ``items``."""
+    kind = type(value)
+    return {"namedtuple": [kind.__module__, kind.__qualname__, list(kind._fields)], "items": items}
+
+
+def stand_in_namedtuple(spec: list) -> type:
+    """A plain namedtuple class named and laid out as the other end's (made here, never imported)."""
+    module, qualname, fields = spec
+    name = qualname.rsplit(".", 1)[-1]
+    cls = collections.namedtuple(name if name.isidentifier() else "Record", fields)
+    cls.__module__, cls.__qualname__ = module[:200], qualname[:200]
+    return cls
 
 
 def _plain_dtype(text: Any) -> np.dtype:

@@ -36,7 +36,10 @@ from .protocol import (
     decode,
     encode,
     error_body,
+    is_namedtuple,
+    namedtuple_body,
     shared_folder_token,
+    stand_in_namedtuple,
     warning_bodies,
 )
 
@@ -121,6 +124,7 @@ class Worker:
         self.function_stubs: dict[int, int] = {}  # id(function stub) -> its callback number
         self.twins: set[type] = set()  # classes made by ``subclass``: their instances say so
         self.stub_classes: dict[tuple[type, str, str], type] = {}  # stand-ins named like the trusted classes
+        self.stand_ins: dict[tuple, type] = {}  # namedtuple classes of the tests' records
         self.folders = FolderTable()
         self.mirror_root: Optional[Path] = None
         self.endpoint = Endpoint(read_fd, write_fd, self.serve, folders=self.folders, make_folder=self.mirror)
@@ -141,6 +145,8 @@ class Worker:
             return shared if shared is not None else {"pathvalue": str(obj), "pure": not isinstance(obj, Path)}
         if isinstance(obj, TrustedStub):
             return {"cb": obj._number, "iterator": isinstance(obj, TrustedIteratorStub)}
+        if is_namedtuple(obj) and type(obj) in self.stand_ins.values():  # a test's record goes back by value
+            return namedtuple_body(obj, [self.encode(v) for v in obj])
         stub_number = self.function_stubs.get(id(obj))
         if stub_number is not None and self.stubs.get(stub_number) is obj:
             return {"cb": stub_number, "function": True}
@@ -189,6 +195,11 @@ class Worker:
             return data["npy"]  # an array the trusted side sends is its own copy (a device array's too)
         if kind == "nbtype":
             return numba_scalar_type(data["nbtype"])
+        if kind == "namedtuple":
+            key = tuple(tuple(part) if isinstance(part, list) else part for part in data["namedtuple"])
+            if key not in self.stand_ins:
+                self.stand_ins[key] = stand_in_namedtuple(data["namedtuple"])
+            return self.stand_ins[key](*data["items"])
         if kind == "path":
             number = data["path"]
             if number not in self.folders.roots:
