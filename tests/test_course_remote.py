@@ -428,7 +428,10 @@ def test_a_boundary_proxies_only_the_modules_it_names(kernel_worker: Connection)
     assert not kernel_worker.proxies_module("minitorch")
     assert not kernel_worker.proxies_module("numpy")
     everything = Connection(*os.pipe())
-    assert everything.proxies_module("minitorch.backends.cpu") and not everything.proxies_module("numpy")
+    try:
+        assert everything.proxies_module("minitorch.backends.cpu") and not everything.proxies_module("numpy")
+    finally:
+        everything.close()
 
 
 def test_the_course_backend_runs_the_workers_kernels_in_place(kernel_worker: Connection, monkeypatch) -> None:
