@@ -35,6 +35,7 @@ import numpy as np
 
 from .folders import FolderTable, checked_relative
 from .protocol import (
+    COPIED_ARGUMENTS,
     MAX_OUTPUT_CHARS,
     MAX_WARNINGS,
     SAFE_BUILTIN_EXCEPTIONS,
@@ -65,8 +66,6 @@ MODULE_DUNDERS = frozenset({"__all__", "__version__"})
 SUBCLASS_DUNDERS = frozenset({"__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__iter__"})
 
 
-#: argument types a call gets as copies, whose changes are written back (device arrays too)
-COPIED_ARGUMENTS = (np.ndarray, io.BytesIO)
 #: argument types a callback may change in place (a hook renaming a state_dict's keys): the
 #: worker's originals are updated from them after the call
 CONTAINERS = (dict, OrderedDict, list)

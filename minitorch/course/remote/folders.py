@@ -124,11 +124,16 @@ def _parent_inside(root: Path, relative: str) -> Optional[Path]:
     return folder
 
 
-def _make_folder(root: Path, relative: str) -> None:
+def _path_inside(root: Path, relative: str) -> Optional[Path]:
+    """``root / relative`` reached through real folders only (None where a link is in the way)."""
     parent = _parent_inside(root, relative)
-    if parent is None:
+    return None if parent is None else parent / PurePosixPath(relative).name
+
+
+def _make_folder(root: Path, relative: str) -> None:
+    path = _path_inside(root, relative)
+    if path is None:
         return
-    path = parent / PurePosixPath(relative).name
     try:
         info = path.lstat()
     except FileNotFoundError:
@@ -151,10 +156,9 @@ def _read_regular(path: Path) -> Optional[bytes]:
 
 
 def _write_regular(root: Path, relative: str, contents: bytes, mode: int) -> None:
-    parent = _parent_inside(root, relative)
-    if parent is None:
+    path = _path_inside(root, relative)
+    if path is None:
         return
-    path = parent / PurePosixPath(relative).name
     try:
         info = path.lstat()
         if not stat.S_ISREG(info.st_mode):  # a link or a special file of this side stays as it is

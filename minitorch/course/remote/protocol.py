@@ -65,6 +65,9 @@ SAFE_BUILTIN_EXCEPTIONS = frozenset(
 )
 
 
+#: argument types a call gets as copies, whose changes are written back into the caller's
+#: originals after the call (device arrays too, on the trusted side)
+COPIED_ARGUMENTS = (np.ndarray, io.BytesIO)
 #: builtin classes that travel by name, as themselves (``as_dtype(float)``, ``type(x) is int``)
 BUILTIN_TYPES = {t.__name__: t for t in (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set,
                                           frozenset, slice, range, object, type)}

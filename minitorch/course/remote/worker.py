@@ -29,6 +29,7 @@ import numpy as np
 
 from .folders import FolderTable, checked_relative
 from .protocol import (
+    COPIED_ARGUMENTS,
     MAX_OUTPUT_CHARS,
     SAFE_BUILTIN_EXCEPTIONS,
     Endpoint,
@@ -74,8 +75,6 @@ OPERATIONS.update(
     # unpickled here again: the trusted side never unpickles what the worker made
     pickle=pickle.dumps, unpickle=pickle.loads,
 )
-#: argument types a call gets as copies (see :mod:`.protocol`), whose changes go back to the caller
-COPIED_ARGUMENTS = (np.ndarray, io.BytesIO)
 #: how a trusted class's member becomes a worker-side member that calls back
 MEMBER_KINDS = {"static": staticmethod, "class": classmethod, "method": lambda f: f, "property": property}
 
