@@ -701,3 +701,98 @@ def test_ranges_records_and_bare_objects_travel_as_the_tests_own(worker: Connect
     with pytest.raises(TypeError, match="batch must contain tensors"):
         data.default_collate([object(), object()])
     assert type(operators.identity(remote_module(worker, "minitorch").return_types)).__name__ == "RemoteModule"
+
+
+# ---------------------------------------------------------------------- threads (lanes)
+
+
+def test_a_tests_threads_call_the_graded_code_at_once(worker: Connection) -> None:
+    """Two threads' callbacks wait for each other (as task 9.5's simulated ranks do): one
+    exchange at a time on the channel would deadlock, lanes let both run; what a thread sets
+    in the graded code's per-thread state stays with that thread."""
+    minitorch = remote_module(worker, "minitorch")
+    nn = minitorch.nn
+    models = [nn.Sequential(nn.Linear(2, 2), nn.ReLU()) for _ in range(2)]
+    meeting = threading.Barrier(2, timeout=20)
+    seen: dict[int, list[str]] = {0: [], 1: []}
+    grad_modes: dict[int, bool] = {}
+    errors: list[BaseException] = []
+
+    def visit(rank: int, module: object) -> None:
+        seen[rank].append(type(module).__name__)
+        meeting.wait()  # both threads are inside ``Module.apply`` of the worker here
+
+    def run(rank: int) -> None:
+        try:
+            minitorch.set_grad_enabled(rank == 1)
+            models[rank].apply(lambda module: visit(rank, module))
+            grad_modes[rank] = minitorch.is_grad_enabled()
+        except BaseException as error:  # handed to the test's thread below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(rank,)) for rank in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert seen == {0: ["Linear", "ReLU", "Sequential"], 1: ["Linear", "ReLU", "Sequential"]}
+    assert grad_modes == {0: False, 1: True}
+    assert minitorch.is_grad_enabled()  # the main thread's lane was not touched
+    del threads
+    minitorch.tensor([1.0])  # the next request tells the worker that the threads' lanes ended
+    assert set(worker.endpoint.inboxes) == {0}
+
+
+def test_a_drop_crossing_a_reply_with_the_same_handle_keeps_the_object() -> None:
+    """A thread's request may drop handle n while another thread's reply carries n again: the
+    worker forgets an object only once the drops count every time it sent the handle, and
+    never gives a forgotten handle to another object."""
+    from minitorch.course.remote.worker import Worker
+
+    read_fd, write_fd = os.pipe()
+    try:
+        worker = Worker(read_fd, write_fd)
+        kept = object()
+        number = worker.handle(kept)["ref"]
+        assert worker.handle(kept)["ref"] == number  # sent twice
+        worker.drop([[number, 1]])  # the trusted side had received it once when it dropped it
+        assert worker.objects[number] is kept
+        worker.drop([[number, 1], "garbage", [number]])
+        assert number not in worker.objects
+        assert worker.handle(object())["ref"] != number
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def test_only_lane_threads_may_call_back_from_the_worker() -> None:
+    """In the worker, a thread the graded code started has no lane: calling the test back from
+    it is an error in the graded code, and the channel stays usable."""
+    from minitorch.course.remote.endpoint import Endpoint
+
+    read_fd, write_fd = os.pipe()
+    try:
+        endpoint = Endpoint(read_fd, write_fd, lambda message: {}, open_lanes=False, exclusive=True)
+        with pytest.raises(RuntimeError, match="thread the test called"):
+            endpoint.request({"op": "call"})
+        assert endpoint.broken is None
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def test_a_test_subclass_method_keeps_its_signature_in_the_worker(worker: Connection) -> None:
+    """FX tracing names its placeholders after ``forward``'s parameters: the worker's member
+    that calls the test's method back carries the method's signature."""
+    minitorch = remote_module(worker, "minitorch")
+    fx = remote_module(worker, "minitorch.fx")
+    nn = minitorch.nn
+
+    class Scale(nn.Module):
+        def forward(self, inputs, factor=2.0):
+            return inputs * factor
+
+    traced = fx.symbolic_trace(Scale())
+    placeholders = [(node.target, tuple(node.args)) for node in traced.graph.nodes if node.op == "placeholder"]
+    assert placeholders == [("inputs", ()), ("factor", (2.0,))]

@@ -18,21 +18,24 @@ from __future__ import annotations
 import builtins
 import importlib.abc
 import importlib.machinery
+import inspect
 import io
 import os
 import re
 import secrets
 import sys
+import threading
 import types
 import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path, PurePath, PurePosixPath
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .endpoint import Endpoint
 from .folders import FolderTable, checked_relative
 from .protocol import (
     COPIED_ARGUMENTS,
@@ -41,8 +44,6 @@ from .protocol import (
     SAFE_BUILTIN_EXCEPTIONS,
     SHARED_FOLDER_TOKEN,
     SAFE_BUILTIN_WARNINGS,
-    ChannelClosed,
-    Endpoint,
     ProtocolError,
     array_to_text,
     decode,
@@ -135,9 +136,10 @@ class Connection:
         #: folders whose paths may be handed to the worker, as mirrors (see :mod:`.folders`):
         #: the test's temporary folders, below these roots (the plugin adds pytest's)
         self.shared_roots: list[Path] = []
-        #: while a callback runs: the lists and dicts it read from worker objects, with their
-        #: contents then (what it changes in them is changed in the worker's, see :meth:`serve`)
-        self.fetched: Optional[list] = None
+        #: per thread (``.fetched``), while a callback runs: the lists and dicts it read from
+        #: worker objects, with their contents then (what it changes in them is changed in the
+        #: worker's, see :meth:`serve`)
+        self.callback_reads = threading.local()
         #: True while a test's body runs (the plugin says so): a SystemExit may come back then
         self.in_test = False
         #: interrupts the tests' callbacks raised, passed through the graded code
@@ -156,7 +158,13 @@ class Connection:
         self.exception_classes: dict[tuple[str, tuple[str, ...]], type] = {}
         self.shared: dict[int, Any] = {}
         self.shared_numbers: dict[int, int] = {}
+        #: worker handles whose proxies or arrays were collected (dropped with the next request)
         self.released: list[int] = []
+        #: how many times each worker handle came in since it was last dropped: the worker
+        #: forgets an object only once the drops count every time it sent the handle, so a
+        #: drop that crosses a reply carrying the same handle (a test's other thread) is harmless
+        self.received: dict[int, int] = {}
+        self.handles_lock = threading.RLock()
         self.arrays: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
         self.register_modules = False  # True once :func:`install` made this the process's minitorch
 
@@ -255,7 +263,8 @@ class Connection:
 
     def resolve(self, kind: str, data: dict) -> Any:
         if kind == "npy":
-            return self.array(data["id"], data["npy"])
+            with self.handles_lock:
+                return self.array(data["id"], data["npy"])
         if kind == "namedtuple":
             return self.test_namedtuple(data["namedtuple"])(*data["items"])
         if kind == "path":
@@ -270,6 +279,12 @@ class Connection:
             if number not in self.shared:
                 raise ProtocolError(f"the worker named a trusted object #{number} it was never given")
             return self.shared[number]
+        with self.handles_lock:
+            self.received[number] = self.received.get(number, 0) + 1
+            return self._worker_object(number, data)
+
+    def _worker_object(self, number: int, data: dict) -> Any:
+        """The local stand-in of worker handle ``number``: a table's entry, the live proxy or a new one."""
         for table in (self.subclasses, self.classes, self.modules):
             if number in table:
                 return table[number]
@@ -319,13 +334,18 @@ class Connection:
         ``array``'s contents, while it is alive and has the same layout (so ``is`` works)."""
         if not isinstance(number, int) or isinstance(number, bool):
             raise ProtocolError("a malformed array id")
+        self.received[number] = self.received.get(number, 0) + 1
         known = self.arrays.get(number)
         if known is not None and known.shape == array.shape and known.dtype == array.dtype and known.flags.writeable:
             known[...] = array
             return known
         self.arrays[number] = array
-        weakref.finalize(array, self.released.append, number)
+        weakref.finalize(array, self.release, number)
         return array
+
+    def release(self, number: int) -> None:
+        """Worker handle ``number`` lost its local stand-in (dropped with the next request)."""
+        self.released.append(number)
 
     def module(self, number: int, name: str) -> "RemoteModule":
         if number in self.modules:
@@ -362,9 +382,7 @@ class Connection:
         try:
             return self.decode(data)
         except ProtocolError as error:
-            if self.endpoint.broken is None:
-                self.endpoint.broken = f"the graded code's process stopped answering properly: {error}"
-            raise ChannelClosed(self.endpoint.broken) from None
+            raise self.endpoint.fail(str(error)) from None
 
     def error(self, body: Any) -> BaseException:
         if not isinstance(body, dict):
@@ -381,8 +399,10 @@ class Connection:
     # ------------------------------------------------------------------ requests
 
     def request_raw(self, message: dict) -> dict:
-        drop = [n for n in self.released if n not in self.proxies and n not in self.arrays]
-        self.released.clear()
+        released, self.released = self.released, []
+        with self.handles_lock:  # a thread may be making a new proxy of one of them meanwhile
+            drop = [[n, self.received.pop(n, 0)] for n in dict.fromkeys(released)
+                    if n not in self.proxies and n not in self.arrays]
         if drop:
             message = dict(message, drop=drop)
         reply = self.endpoint.request(message)
@@ -471,13 +491,14 @@ class Connection:
                 args, kwargs = self.decode(message.get("args", {"list": []})), self.decode(message.get("kwargs", {"dict": []}))
                 if not isinstance(args, list) or not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
                     raise ProtocolError("malformed arguments")
-                outer, self.fetched = self.fetched, []
+                reads = self.callback_reads
+                outer, reads.fetched = getattr(reads, "fetched", None), []
                 try:
                     value = target(*args, **kwargs)
-                    changed = [[ref, name, self.encode(copy)] for ref, name, copy, before in self.fetched
+                    changed = [[ref, name, self.encode(copy)] for ref, name, copy, before in reads.fetched
                                if _changed(copy, before)]
                 finally:
-                    self.fetched = outer
+                    reads.fetched = outer
                 reply = {"value": self.encode(value)}
                 if any(type(a) in CONTAINERS for a in args):  # what the test's code changed in them goes back
                     reply["args_after"] = [self.encode(a) if type(a) in CONTAINERS else None for a in args]
@@ -549,7 +570,7 @@ class RemoteObject:
 
     def __del__(self) -> None:
         try:
-            _own(self, "_remote_conn").released.append(_own(self, "_remote_number"))
+            _own(self, "_remote_conn").release(_own(self, "_remote_number"))
         except Exception:
             pass
 
@@ -558,8 +579,9 @@ class RemoteObject:
             raise AttributeError(name)
         conn = _own(self, "_remote_conn")
         value = conn.request({"op": "getattr", "obj": self._ref(), "name": name})
-        if conn.fetched is not None and type(value) in CONTAINERS:  # a callback may change it in place
-            conn.fetched.append((self._ref(), name, value, _shallow_copy(value)))
+        fetched = getattr(conn.callback_reads, "fetched", None)
+        if fetched is not None and type(value) in CONTAINERS:  # a callback may change it in place
+            fetched.append((self._ref(), name, value, _shallow_copy(value)))
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -659,6 +681,24 @@ setattr(RemoteObject, "__divmod__", _binary("divmod"))
 setattr(RemoteObject, "__rdivmod__", _binary("divmod", reflected=True))
 
 
+def parameters(function: Callable[..., Any]) -> list:
+    """``function``'s parameters as they travel: ``[name, kind]`` each (an ``inspect.Parameter``
+    kind's number), with its default as a third item where it has one. The worker's member
+    that calls back carries this signature, so code that reads it (FX tracing names its
+    placeholders after ``forward``'s parameters) sees the test's method."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return []
+    spec = []
+    for parameter in signature.parameters.values():
+        entry = [parameter.name, int(parameter.kind)]
+        if parameter.default is not inspect.Parameter.empty:
+            entry.append(parameter.default)
+        spec.append(entry)
+    return spec
+
+
 class RemoteSubclassMeta(type):
     """The metaclass of a test's class deriving from proxied classes: the worker gets a twin
     class whose methods call this class's back; the twin answers for everything else."""
@@ -677,13 +717,13 @@ class RemoteSubclassMeta(type):
             if key.startswith("__") and key not in SUBCLASS_DUNDERS:
                 continue
             if isinstance(value, staticmethod):
-                members.append([key, "static", conn.share(value.__func__)])
+                members.append([key, "static", conn.share(value.__func__), parameters(value.__func__)])
             elif isinstance(value, classmethod):
-                members.append([key, "class", conn.share(value.__func__)])
+                members.append([key, "class", conn.share(value.__func__), parameters(value.__func__)])
             elif isinstance(value, property) and value.fget is not None:
-                members.append([key, "property", conn.share(value.fget)])
+                members.append([key, "property", conn.share(value.fget), parameters(value.fget)])
             elif isinstance(value, types.FunctionType):
-                members.append([key, "method", conn.share(value)])
+                members.append([key, "method", conn.share(value), parameters(value)])
         reply = conn.request_raw({"op": "subclass", "obj": conn.encode(tuple(parents)), "name": name, "members": conn.encode(members)})
         number = reply.get("value", {}).get("ref") if isinstance(reply.get("value"), dict) else None
         if not isinstance(number, int):

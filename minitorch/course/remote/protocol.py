@@ -43,7 +43,6 @@ import os
 import re
 import select
 import struct
-import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -385,99 +384,3 @@ def warning_bodies(caught: list) -> list:
             message = "(the warning's message could not be read)"
         bodies.append({"category": name if name in SAFE_BUILTIN_WARNINGS else "UserWarning", "message": message[:2000]})
     return bodies
-
-
-# ---------------------------------------------------------------------- a request/reply endpoint
-
-
-class Endpoint:
-    """One end of the channel: sends requests and, while it waits for their replies, serves
-    the other end's nested requests (a callback may call back in turn) with ``serve``.
-
-    A request's reply must come back within ``timeout`` seconds of the last message (None:
-    no limit). After a protocol error the endpoint is broken and every later request fails
-    at once with the first error's message.
-    """
-
-    def __init__(self, read_fd: int, write_fd: int, serve: Callable[[dict], dict], timeout: Optional[float] = None,
-                 folders: Any = None, make_folder: Optional[Callable[[int], Any]] = None) -> None:
-        self.read_fd, self.write_fd = read_fd, write_fd
-        #: the shared folders (a :class:`.folders.FolderTable`): every message carries the
-        #: snapshots of those its sender changed, which the receiver applies first;
-        #: ``make_folder(n)`` gives this end's copy of a folder the other end shares (the worker's)
-        self.folders = folders
-        self.make_folder = make_folder
-        self.serve = serve
-        self.timeout = timeout
-        self.sequence = 0
-        self.broken: Optional[str] = None
-        # one exchange at a time: a test's threads would otherwise interleave their messages on
-        # the pipe (re-entrant: a callback served on this thread may request in turn)
-        self.lock = threading.RLock()
-
-    def _deadline(self) -> Optional[float]:
-        return None if self.timeout is None else time.monotonic() + self.timeout
-
-    def request(self, message: dict) -> dict:
-        """Send ``message`` as a request and return its reply."""
-        with self.lock:
-            return self._request(message)
-
-    def _request(self, message: dict) -> dict:
-        if self.broken is not None:
-            raise ChannelClosed(self.broken)
-        self.sequence += 1
-        number = self.sequence
-        try:
-            write_message(self.write_fd, self._with_folders(dict(message, id=number)))
-            while True:
-                incoming = read_message(self.read_fd, self._deadline())
-                self._receive_folders(incoming)
-                if "re" in incoming:
-                    if incoming["re"] != number:
-                        raise ProtocolError(f"a reply to request {str(incoming['re'])[:20]} came while {number} was awaited")
-                    return incoming
-                self._answer(incoming)
-        except ProtocolError as error:
-            if self.broken is None:
-                self.broken = f"the graded code's process stopped answering properly: {error}"
-            raise ChannelClosed(self.broken) from None
-
-    def _answer(self, incoming: dict) -> None:
-        if not isinstance(incoming.get("id"), int) or not isinstance(incoming.get("op"), str):
-            raise ProtocolError("a message is neither a request nor a reply")
-        reply = self.serve(incoming)
-        write_message(self.write_fd, self._with_folders(dict(reply, re=incoming["id"])))
-
-    def _with_folders(self, message: dict) -> dict:
-        """``message`` with the snapshots of the shared folders this end changed, and the
-        numbers of those it stopped sharing."""
-        if self.folders is None:
-            return message
-        if self.folders.forgotten:
-            message["forget"], self.folders.forgotten = self.folders.forgotten, []
-        changed = self.folders.outgoing()
-        if changed:
-            message["folders"] = changed
-        return message
-
-    def _receive_folders(self, incoming: dict) -> None:
-        if self.folders is None:
-            if "folders" in incoming or "forget" in incoming:
-                raise ProtocolError("this end shares no folder")
-            return
-        try:
-            self.folders.drop(incoming.get("forget"), delete=self.make_folder is not None)
-            self.folders.incoming(incoming.get("folders"), self.make_folder)
-        except OSError as error:
-            raise ProtocolError(f"a shared folder could not be updated: {str(error)[:200]}") from None
-
-    def serve_forever(self) -> None:
-        """Answer requests until the other end closes the channel."""
-        while True:
-            try:
-                incoming = read_message(self.read_fd)
-            except ChannelClosed:
-                return
-            self._receive_folders(incoming)
-            self._answer(incoming)

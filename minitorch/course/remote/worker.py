@@ -14,25 +14,27 @@ import builtins
 import contextlib
 import copy
 import importlib
+import inspect
 import io
 import operator
 import os
 import pickle
 import sys
 import tempfile
+import threading
 import types
 import warnings
 from pathlib import Path, PurePath
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
+from .endpoint import Endpoint
 from .folders import FolderTable, checked_relative
 from .protocol import (
     COPIED_ARGUMENTS,
     MAX_OUTPUT_CHARS,
     SAFE_BUILTIN_EXCEPTIONS,
-    Endpoint,
     ProtocolError,
     decode,
     encode,
@@ -113,11 +115,68 @@ class TrustedIteratorStub(TrustedStub):
         return self._worker.callback({"op": "next", "cb": self._number})
 
 
+class _Stream(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` of the worker: what a thread prints goes to the buffer
+    of the request that thread is answering (nothing, outside one)."""
+
+    def __init__(self, buffers: threading.local, index: int) -> None:
+        self._buffers, self._index = buffers, index
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        stack = getattr(self._buffers, "stack", None)
+        if stack:
+            stack[-1][self._index].write(text)
+        return len(text)
+
+
+class LaneOutput:
+    """What each request prints and warns, kept apart per thread.
+
+    ``contextlib.redirect_stdout`` and ``warnings.catch_warnings`` swap process-wide state and
+    restore it on exit: two lanes' requests, interleaved at their callbacks, would restore
+    each other's. Here the streams and the warning hook are installed once per request (graded
+    code may have replaced them) and look up the calling thread's innermost request.
+    """
+
+    def __init__(self) -> None:
+        self.buffers = threading.local()  # .stack: (stdout, stderr, warnings) of each open request
+        self.stdout, self.stderr = _Stream(self.buffers, 0), _Stream(self.buffers, 1)
+
+    def record_warning(self, message: Any, category: type, filename: str, lineno: int, file: Any = None,
+                       line: Optional[str] = None) -> None:
+        stack = getattr(self.buffers, "stack", None)
+        if stack:
+            stack[-1][2].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+
+    @contextlib.contextmanager
+    def capture(self, stdout: io.StringIO, stderr: io.StringIO, caught: list) -> Iterator[None]:
+        """Inside the block, this thread's output goes to ``stdout``/``stderr`` and every warning
+        it issues (each time, as ``simplefilter("always")`` says) to ``caught``."""
+        sys.stdout, sys.stderr = self.stdout, self.stderr
+        warnings.showwarning = self.record_warning
+        warnings.simplefilter("always")
+        stack = getattr(self.buffers, "stack", None)
+        if stack is None:
+            stack = self.buffers.stack = []
+        stack.append((stdout, stderr, caught))
+        try:
+            yield
+        finally:
+            stack.pop()
+
+
 class Worker:
     """The worker's tables: handles of its objects, stubs of trusted objects."""
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.objects: dict[int, Any] = {}
+        self.last_number = 0  # handles are never reused: a stale one is refused, never another object
+        self.sent: dict[int, int] = {}  # how many times each handle went out since the trusted side last dropped it
         self.numbers: dict[int, int] = {}  # id(object) -> handle number
         self.stubs: dict[int, Any] = {}  # a TrustedStub, or a function calling one for a trusted function
         self.function_stubs: dict[int, int] = {}  # id(function stub) -> its callback number
@@ -126,7 +185,10 @@ class Worker:
         self.stand_ins: dict[tuple, type] = {}  # namedtuple classes of the tests' records
         self.folders = FolderTable()
         self.mirror_root: Optional[Path] = None
-        self.endpoint = Endpoint(read_fd, write_fd, self.serve, folders=self.folders, make_folder=self.mirror)
+        self.output = LaneOutput()
+        # a test's threads each get a lane here, served one at a time (see :mod:`.endpoint`)
+        self.endpoint = Endpoint(read_fd, write_fd, self.serve, folders=self.folders, make_folder=self.mirror,
+                                 open_lanes=False, exclusive=True)
 
     # ------------------------------------------------------------------ values
 
@@ -151,10 +213,10 @@ class Worker:
             return {"cb": stub_number, "function": True}
         number = self.numbers.get(id(obj))
         if number is None:
-            number = len(self.objects) + 1
-            while number in self.objects:
-                number += 1
+            self.last_number += 1
+            number = self.last_number
             self.objects[number], self.numbers[id(obj)] = obj, number
+        self.sent[number] = self.sent.get(number, 0) + 1
         body: dict[str, Any] = {"ref": number, "kind": "object"}
         if isinstance(obj, types.ModuleType):
             body.update(kind="module", name=obj.__name__)
@@ -238,9 +300,20 @@ class Worker:
     def decode(self, data: Any) -> Any:
         return decode(data, self.resolve)
 
-    def drop(self, numbers: Any) -> None:
-        for number in numbers if isinstance(numbers, list) else []:
-            obj = self.objects.pop(number, None) if isinstance(number, int) else None
+    def drop(self, entries: Any) -> None:
+        """Forget the objects whose handles the trusted side no longer holds: ``[number, count]``
+        says it received ``number`` ``count`` times since its last drop of it; while the handle
+        went out more often than that (a reply still on its way), the object stays."""
+        for entry in entries if isinstance(entries, list) else []:
+            if not (isinstance(entry, list) and len(entry) == 2 and all(type(v) is int for v in entry)):
+                continue
+            number, count = entry
+            left = self.sent.get(number, 0) - count
+            if left > 0:
+                self.sent[number] = left
+                continue
+            self.sent.pop(number, None)
+            obj = self.objects.pop(number, None)
             if obj is not None:
                 self.numbers.pop(id(obj), None)
 
@@ -249,10 +322,8 @@ class Worker:
     def serve(self, message: dict) -> dict:
         self.drop(message.get("drop"))
         arrays: list[np.ndarray] = []
-        printed, errors = io.StringIO(), io.StringIO()
-        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(printed), \
-                contextlib.redirect_stderr(errors):
-            warnings.simplefilter("always")
+        printed, errors, caught = io.StringIO(), io.StringIO(), []
+        with self.output.capture(printed, errors, caught):
             try:
                 value = self.perform(message, arrays)
                 reply: dict[str, Any] = {"value": self.encode(value)}
@@ -310,9 +381,13 @@ class Worker:
     def subclass(self, bases: Any, message: dict) -> type:
         """A class deriving from ``bases`` whose listed members call the trusted side back."""
         namespace: dict[str, Any] = {"__module__": "remote_tests", "__qualname__": str(message.get("name"))}
-        for name, kind, number in self.decode(message.get("members", {"list": []})):
+        for name, kind, number, *spec in self.decode(message.get("members", {"list": []})):
             stub = self.resolve("cb", {"cb": number})
-            namespace[str(name)] = MEMBER_KINDS[kind](_forwarder(stub, str(name)))
+            member = _forwarder(stub, str(name))
+            signature = _signature(spec[0]) if spec else None
+            if signature is not None:
+                member.__signature__ = signature
+            namespace[str(name)] = MEMBER_KINDS[kind](member)
         first = bases[0]
         twin = type(first)(str(message.get("name")), tuple(bases), namespace)
         self.twins.add(twin)
@@ -360,6 +435,26 @@ def _update_in_place(original: Any, changed: Any) -> None:
         original.update(changed)
     elif isinstance(original, list) and isinstance(changed, list):
         original[:] = changed
+
+
+#: ``inspect.Parameter`` kinds by the numbers they travel as
+PARAMETER_KINDS = {int(kind): kind for kind in (
+    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.VAR_POSITIONAL,
+    inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)}
+
+
+def _signature(spec: Any) -> Optional[inspect.Signature]:
+    """The signature the trusted side gave a member (see ``client.parameters``); None if malformed."""
+    if not isinstance(spec, list):
+        return None
+    try:
+        return inspect.Signature([
+            inspect.Parameter(str(entry[0]), PARAMETER_KINDS[entry[1]],
+                              **({"default": entry[2]} if len(entry) > 2 else {}))
+            for entry in spec
+        ])
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
 
 
 def _forwarder(stub: TrustedStub, name: str) -> Callable[..., Any]:
