@@ -365,6 +365,8 @@ FAKE_WORKERS = {
     "huge-length": "os.write(w, struct.pack('>I', 2**31))",
     "unshared-folder": "read_message(r); write_message(w, {'re': 1, 'value': {'path': 7, 'rel': 'x'}})",
     "folder-snapshot-unasked": "read_message(r); write_message(w, {'re': 1, 'value': 1, 'folders': {'3': {}}})",
+    "reply-on-an-idle-lane": "read_message(r); write_message(w, {'re': 1, 'lane': 5, 'value': 1})",
+    "lane-not-a-number": "read_message(r); write_message(w, {'re': 1, 'lane': 'x', 'value': 1})",
     "crash": "os._exit(3)",
     "hang": "time.sleep(60)",
 }
