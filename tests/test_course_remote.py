@@ -798,3 +798,35 @@ def test_a_test_subclass_method_keeps_its_signature_in_the_worker(worker: Connec
     traced = fx.symbolic_trace(Scale())
     placeholders = [(node.target, tuple(node.args)) for node in traced.graph.nodes if node.op == "placeholder"]
     assert placeholders == [("inputs", ()), ("factor", (2.0,))]
+
+
+class Warmup:
+    """A callable object a test hands to a scheduler (``LambdaLR`` saves its ``__dict__``)."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self._calls = 0
+
+    def __call__(self, epoch: int) -> float:
+        return min(1.0, (epoch + 1) / self.steps)
+
+
+def test_the_graded_code_reads_and_sets_a_test_objects_public_attributes(worker: Connection) -> None:
+    """``LambdaLR.state_dict`` reads a callable object's ``__dict__`` and ``load_state_dict``
+    updates it: in the worker that ``__dict__`` holds the test object's public attributes,
+    and setting one sets it on the test's object; private ones are neither shown nor set."""
+    minitorch = remote_module(worker, "minitorch")
+    parameter = minitorch.nn.Parameter(minitorch.tensor([1.0]))
+    optimizer = minitorch.optim.SGD([parameter], lr=0.1)
+    warmup = Warmup(4)
+    scheduler = minitorch.optim.lr_scheduler.LambdaLR(optimizer, warmup)
+    state = scheduler.state_dict()
+    assert state["lr_lambdas"] == [{"steps": 4}]
+    state["lr_lambdas"][0] = {"steps": 8}
+    scheduler.load_state_dict(state)
+    assert warmup.steps == 8
+    state["lr_lambdas"][0] = {"_calls": 99}
+    with pytest.raises(AttributeError, match="cannot be set from the graded code"):
+        scheduler.load_state_dict(state)
+    assert warmup._calls == 0
+    assert worker.endpoint.broken is None

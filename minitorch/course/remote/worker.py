@@ -95,12 +95,34 @@ class TrustedStub:
                                       "kwargs": self._worker.encode(kwargs)}, args)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "__dict__":  # a test's object: its public attributes, changed there when this dict is
+            return TrustedAttributes(self)
         if name.startswith("_"):
             raise AttributeError(name)
         return self._worker.callback({"op": "getattr", "cb": self._number, "name": name})
 
     def __repr__(self) -> str:
         return f"<trusted object #{self._number}>"
+
+
+class TrustedAttributes(dict):
+    """The ``__dict__`` of a test's object in the worker: its public attributes as they are on
+    the trusted side; setting or updating an entry sets that attribute there (as
+    ``LambdaLR.load_state_dict`` does to a callable object's ``__dict__``)."""
+
+    def __init__(self, stub: TrustedStub) -> None:
+        worker, number = stub._worker, stub._number
+        super().__init__(worker.callback({"op": "vars", "cb": number}))
+        self._set = lambda name, value: worker.callback(
+            {"op": "setattr", "cb": number, "name": name, "value": worker.encode(value)})
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._set(name, value)
+        super().__setitem__(name, value)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for name, value in dict(*args, **kwargs).items():
+            self[name] = value
 
 
 class TrustedIteratorStub(TrustedStub):
