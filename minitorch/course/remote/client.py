@@ -95,6 +95,12 @@ def is_test_module(name: str) -> bool:
     return top in ("tests", "conftest") or top.startswith("test_") or top.endswith("_test")
 
 
+def _public_attribute_of_test_object(target: Any, name: Any) -> bool:
+    """Whether the worker may read or set attribute ``name`` of trusted object ``target``: a
+    public name, on an object of a class the tests define."""
+    return isinstance(name, str) and not name.startswith("_") and is_test_module(type(target).__module__)
+
+
 def _is_course_code(value: Any) -> bool:
     """Whether ``value`` is (or is an object of) the course's own ``minitorch``, which runs on
     the trusted side when only some modules are proxied: graded code must not call it back."""
@@ -511,7 +517,7 @@ class Connection:
                 value = next(target)
             elif message["op"] == "getattr":
                 name = message.get("name")
-                if not isinstance(name, str) or name.startswith("_") or not is_test_module(type(target).__module__):
+                if not _public_attribute_of_test_object(target, name):
                     raise AttributeError(f"{str(name)[:40]!r} cannot be read from the trusted side")
                 value = getattr(target, name)
             elif message["op"] == "vars":  # a test object's ``__dict__``: its public attributes
@@ -520,7 +526,7 @@ class Connection:
                 value = {key: item for key, item in vars(target).items() if not key.startswith("_")}
             elif message["op"] == "setattr":  # what graded code holding a test's object may do in-process too
                 name = message.get("name")
-                if not isinstance(name, str) or name.startswith("_") or not is_test_module(type(target).__module__):
+                if not _public_attribute_of_test_object(target, name):
                     raise AttributeError(f"{str(name)[:40]!r} cannot be set from the graded code")
                 setattr(target, name, self.decode(message.get("value")))
                 value = None
@@ -727,13 +733,16 @@ class RemoteSubclassMeta(type):
             if key.startswith("__") and key not in SUBCLASS_DUNDERS:
                 continue
             if isinstance(value, staticmethod):
-                members.append([key, "static", conn.share(value.__func__), parameters(value.__func__)])
+                kind, function = "static", value.__func__
             elif isinstance(value, classmethod):
-                members.append([key, "class", conn.share(value.__func__), parameters(value.__func__)])
+                kind, function = "class", value.__func__
             elif isinstance(value, property) and value.fget is not None:
-                members.append([key, "property", conn.share(value.fget), parameters(value.fget)])
+                kind, function = "property", value.fget
             elif isinstance(value, types.FunctionType):
-                members.append([key, "method", conn.share(value), parameters(value)])
+                kind, function = "method", value
+            else:
+                continue
+            members.append([key, kind, conn.share(function), parameters(function)])
         reply = conn.request_raw({"op": "subclass", "obj": conn.encode(tuple(parents)), "name": name, "members": conn.encode(members)})
         number = reply.get("value", {}).get("ref") if isinstance(reply.get("value"), dict) else None
         if not isinstance(number, int):
