@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from minitorch.backends import cpu_kernels, cpu_matmul, op_branches, opcodes
+from minitorch.backends import cpu_index_kernels, cpu_kernels, cpu_matmul, op_branches, opcodes
 
 FLOATS = (-3.5, -1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 1.0, 2.5, 710.0, -math.inf, math.inf, math.nan)
 INTEGERS = (-7, -1, 0, 1, 3, 64)
@@ -134,6 +134,8 @@ def test_serial_twins_are_cached_apart_from_their_kernels() -> None:
         (cpu_kernels.reduce_kernel, cpu_kernels.reduce_kernel_serial),
         (cpu_kernels.arg_reduce_kernel, cpu_kernels.arg_reduce_kernel_serial),
         (cpu_matmul.matmul_kernel, cpu_matmul.matmul_kernel_serial),
+        (cpu_index_kernels.gather_kernel, cpu_index_kernels.gather_kernel_serial),
+        (cpu_index_kernels.accumulate_kernel, cpu_index_kernels.accumulate_kernel_serial),
     ]
     for kernel, twin in pairs:
         assert twin.py_func.__code__ is kernel.py_func.__code__
@@ -141,3 +143,44 @@ def test_serial_twins_are_cached_apart_from_their_kernels() -> None:
         assert "parallel" in kernel.targetoptions and "parallel" not in twin.targetoptions
         assert twin._cache._cache_file._index_name != kernel._cache._cache_file._index_name
         assert twin._cache._impl.locator.get_source_stamp() == kernel._cache._impl.locator.get_source_stamp()
+
+
+#: a child process that compiles one small ``zip`` (a new op code on a dtype nothing else in
+#: the suite uses, into an empty cache) and prints which functions Numba compiled
+COMPILE_ONE_ZIP = """
+import json
+from numba.core import event
+import numpy as np
+from minitorch.backends import cpu_kernels, opcodes
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, e):
+        pass
+    def on_end(self, e):
+        compiled.append(e.data["dispatcher"].py_func.__name__)
+event.register("numba:compile", Listener())
+a, b = np.arange(1, 7, dtype=np.int16), np.full(6, 2, np.int16)
+out = np.empty(6, np.int16)
+shape, strides = np.array([2, 3]), np.array([3, 1])
+cpu_kernels.zip_entry(opcodes.BINARY_CODES["sub"], False)(out, shape, strides, a, strides, b, strides)
+print(json.dumps({"out": out.tolist(), "compiled": compiled}))
+"""
+
+
+def test_a_small_ops_first_call_compiles_the_entry_point_and_its_loops_only(tmp_path) -> None:
+    """Compile time: the task and the serial kernel are inlined into the entry point (each
+    function compiled on its own is optimised again by every caller); the segment loops and
+    the op's branch stay functions of their own. Counted by Numba's compile events."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    child = subprocess.run([sys.executable, "-c", COMPILE_ONE_ZIP], env=env, capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0, child.stderr
+    report = json.loads(child.stdout.splitlines()[-1])
+    assert report["out"] == [-1, 0, 1, 2, 3, 4]
+    compiled = set(report["compiled"])
+    assert {"zip_sub", "zip_run"} <= compiled
+    assert not compiled & {"zip_task", "zip_kernel_serial", "zip_kernel"}, compiled

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..tensor_data import TensorData, expand_strides
-from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, prange_only, start_position
+from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, prange_only, serial_twin, start_position, threaded
 
 _NATIVE_KINDS = "fiu"  # dtype kinds the kernels compile for (float16 is excluded below)
 
@@ -104,6 +104,12 @@ def gather_kernel(
             gather_rows(out, shape, out_strides, a, a_walk, a_dim_stride, index, index_strides, first, first + 1)
 
 
+#: the kernels above without threads, for small tensors (see :func:`.cpu_kernels.serial_twin`):
+#: a first small call then compiles no ``prange``
+accumulate_kernel_serial = serial_twin(accumulate_kernel, **KERNEL_OPTIONS)
+gather_kernel_serial = serial_twin(gather_kernel, **KERNEL_OPTIONS)
+
+
 @njit(**KERNEL_OPTIONS)
 def scatter_add_kernel(
     out: np.ndarray, out_walk: np.ndarray, out_dim_stride: int, shape: np.ndarray,
@@ -174,7 +180,8 @@ def accumulate(src: TensorData, out: TensorData) -> None:
     first = _disjoint_dim(shape, out_strides, last)
     middle = [d for d in range(len(shape)) if d not in (first, last)]
     order = ([first] if first >= 0 else []) + middle + [last]
-    accumulate_kernel(
+    kernel = accumulate_kernel if threaded(out.size) else accumulate_kernel_serial
+    kernel(
         out.buffer, _int64([shape[d] for d in order]), _int64([out_strides[d] for d in order]),
         src.buffer, _int64([src_strides[d] for d in order]), first >= 0,
     )
@@ -188,7 +195,8 @@ def gather(a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
         return
     a_walk = list(a.strides)
     a_walk[dim] = 0
-    gather_kernel(
+    kernel = gather_kernel if threaded(out.size) else gather_kernel_serial
+    kernel(
         out.buffer, _int64(out.shape), _int64(out.strides), a.buffer, _int64(a_walk), a.strides[dim],
         index.buffer, _int64(index.strides),
     )
