@@ -95,13 +95,9 @@ def gather_kernel(
     index: np.ndarray, index_strides: np.ndarray,
 ) -> None:
     """``out[i] = a[i with i[dim] = index[i]]`` for every index ``i`` of ``shape``."""
-    rows = count(shape[:-1])
-    if count(shape) < PARALLEL_MIN_WORK:
-        gather_rows(out, shape, out_strides, a, a_walk, a_dim_stride, index, index_strides, 0, rows)
-    else:
-        for row in prange(rows):
-            first = np.int64(row)
-            gather_rows(out, shape, out_strides, a, a_walk, a_dim_stride, index, index_strides, first, first + 1)
+    for row in prange(count(shape[:-1])):
+        first = np.int64(row)
+        gather_rows(out, shape, out_strides, a, a_walk, a_dim_stride, index, index_strides, first, first + 1)
 
 
 #: the kernels above without threads, for small tensors (see :func:`.cpu_kernels.serial_twin`):

@@ -23,14 +23,13 @@ How the pieces fit (``zip`` as the example; ``map`` is the same with one operand
   a few seconds each, not the whole table (a fresh process's first small training step took
   233 s with every op compiled into every kernel, 50 s like this).
 
-The kernels loop over their tasks with ``prange`` (threads share them) only when there is
-enough work: waking the thread pool costs microseconds on an idle machine and far more on a
-busy one, so a small tensor runs on the calling thread (``PARALLEL_MIN_WORK``). The work of
-a task lives in a function of its own, called from both loops, and apart from ``prange``
-the kernels use no parallel features: no array expression may start threads unasked. Each
-kernel also has a *serial twin* (:func:`serial_twin`), the same source compiled without
-threads, which the backend calls for small tensors: compiling a ``prange`` loop costs about
-a second per kernel, which a small model then never pays.
+The kernels loop over their tasks with ``prange`` (threads share them), and apart from
+``prange`` they use no parallel features: no array expression may start threads unasked.
+Each kernel also has a *serial twin* (:func:`serial_twin`), the same source compiled
+without threads, which the backend calls below ``PARALLEL_MIN_WORK`` elements: waking the
+thread pool costs microseconds on an idle machine and far more on a busy one, and compiling
+a ``prange`` loop costs about a second per kernel, which a small model then never pays. The
+work of a task lives in a function of its own, which the loop calls once.
 
 Compile time also decides which functions are inlined (``inline="always"``: Numba copies
 the callee's code into the caller before typing it). Every other ``@njit`` function called
@@ -39,12 +38,17 @@ libraries and then optimises and compiles the whole of it again; with the op cod
 constant, that is once per op at every level. So the small functions between an entry
 point and the loops are inlined: the tasks (:func:`zip_task`, :func:`reduce_cell`, ...) into
 their kernels, and the serial twins into their entry points. The segment loops
-(:func:`zip_run`, ...) are not: they are the code LLVM works hardest on, and a kernel calls
-its task from two loops, so inlined they would be optimised twice per kernel. (Measured on
-the first training step of a small MLP in a fresh process, with an empty cache, in pairs of
-runs taken one after the other: 60 s and 60 s with every function compiled on its own,
-49 s and 49 s like this. Inlining the segment loops as well made it slower: 42 s against
-this layout's 36 s, in two runs a few minutes apart.)
+(:func:`zip_run`, ...) are not: they are the code LLVM works hardest on, and compiled once
+per op and dtype they are linked into both twins of a kernel. A kernel has a single loop
+over its tasks, whichever twin it is compiled as, so no task is compiled twice in one
+kernel. Measured on the first training step of a small MLP in a fresh process, with an
+empty cache, in runs taken one after the other:
+
+* every function compiled on its own, each kernel with a serial and a ``prange`` loop
+  (the kernel deciding by the tensor's size): 60 s and 60 s;
+* the tasks and serial twins inlined: 49 s and 49 s (47 s and 46 s in a later pair);
+* and a single loop per kernel (this file): 40 s and 43 s, beside that pair; with the
+  segment loops inlined too, no faster (38 s and 41 s) and Numba warns about its own IR.
 
 Conventions:
 
@@ -299,7 +303,7 @@ def merged_inner(shape: np.ndarray, out_strides: np.ndarray, a_strides: np.ndarr
     return inner
 
 
-# ---- kernels: the tasks, and the loops over them (``prange`` when there is enough work) ----
+# ---- kernels: the tasks, and the loops over them ----
 #
 # A ``prange`` index is an unsigned integer; Numba turns unsigned mixed with signed into
 # float64, so it is passed on as ``np.int64(task)`` (the task's index arithmetic stays integer).
@@ -332,12 +336,8 @@ def map_kernel(
     width = count(shape[inner:])
     chunks = (width + CHUNK - 1) // CHUNK
     tasks = count(shape[:inner]) * chunks
-    if count(shape) < PARALLEL_MIN_WORK:
-        for task in range(tasks):
-            map_task(task, chunks, width, inner, op, out, shape, out_strides, a, a_strides)
-    else:
-        for task in prange(tasks):
-            map_task(np.int64(task), chunks, width, inner, op, out, shape, out_strides, a, a_strides)
+    for task in prange(tasks):
+        map_task(np.int64(task), chunks, width, inner, op, out, shape, out_strides, a, a_strides)
     # END SOLUTION
 
 
@@ -378,12 +378,8 @@ def zip_kernel(
     width = count(shape[inner:])
     chunks = (width + CHUNK - 1) // CHUNK
     tasks = count(shape[:inner]) * chunks
-    if count(shape) < PARALLEL_MIN_WORK:
-        for task in range(tasks):
-            zip_task(task, chunks, width, inner, op, out, shape, out_strides, a, a_strides, b, b_strides)
-    else:
-        for task in prange(tasks):
-            zip_task(np.int64(task), chunks, width, inner, op, out, shape, out_strides, a, a_strides, b, b_strides)
+    for task in prange(tasks):
+        zip_task(np.int64(task), chunks, width, inner, op, out, shape, out_strides, a, a_strides, b, b_strides)
     # END SOLUTION
 
 
@@ -473,24 +469,15 @@ def reduce_kernel(
     # BEGIN SOLUTION 3.2
     last = shape.size - 1
     cells = count(shape, dim)
-    threaded = count(shape) >= PARALLEL_MIN_WORK
     if dim == last:
-        if threaded:
-            for cell in prange(cells):
-                reduce_cell(np.int64(cell), op, out, out_strides, a, shape, a_strides, start)
-        else:
-            for cell in range(cells):
-                reduce_cell(cell, op, out, out_strides, a, shape, a_strides, start)
+        for cell in prange(cells):
+            reduce_cell(np.int64(cell), op, out, out_strides, a, shape, a_strides, start)
     elif cells > 0:
         chunks = (shape[last] + REDUCE_BLOCK - 1) // REDUCE_BLOCK
         tasks = (cells // shape[last]) * chunks
         acc = np.full(cells, start)  # one accumulator per output cell, in row-major order
-        if threaded:
-            for task in prange(tasks):
-                reduce_chunk(np.int64(task), chunks, acc, op, out, out_strides, a, shape, a_strides, dim)
-        else:
-            for task in range(tasks):
-                reduce_chunk(task, chunks, acc, op, out, out_strides, a, shape, a_strides, dim)
+        for task in prange(tasks):
+            reduce_chunk(np.int64(task), chunks, acc, op, out, out_strides, a, shape, a_strides, dim)
     # END SOLUTION
 
 
@@ -530,25 +517,19 @@ def arg_reduce_kernel(
 ) -> None:
     """Write into ``out`` the positions along ``dim`` of the extreme values (argmax/argmin)."""
     # BEGIN SOLUTION 3.2
-    cells = count(shape, dim)
-    if count(shape) < PARALLEL_MIN_WORK:
-        for cell in range(cells):
-            arg_reduce_cell(cell, op, out, out_strides, a, shape, a_strides, dim)
-    else:
-        for cell in prange(cells):
-            arg_reduce_cell(np.int64(cell), op, out, out_strides, a, shape, a_strides, dim)
+    for cell in prange(count(shape, dim)):
+        arg_reduce_cell(np.int64(cell), op, out, out_strides, a, shape, a_strides, dim)
     # END SOLUTION
 
 
 # ---- serial twins: the kernels compiled without threads, for small tensors ----
 #
 # A ``prange`` loop costs about a second of compile time per kernel (Numba outlines it into a
-# function of its own and compiles the thread pool's glue), paid by the first call even when
-# the tensor is too small to use threads. So each kernel also has a serial twin: the same
-# source compiled without ``parallel``, where ``prange`` is plain ``range``. The backend
-# calls the twin below ``PARALLEL_MIN_WORK`` (the kernels' own threshold), so a small model
-# never compiles a ``prange``. A twin is inlined into its entry point (one call site, so no
-# code is compiled twice, and one library less per op).
+# function of its own and compiles the thread pool's glue), and waking the threads costs
+# microseconds per call. So each kernel also has a serial twin: the same source compiled
+# without ``parallel``, where ``prange`` is plain ``range``. The backend calls the twin below
+# ``PARALLEL_MIN_WORK`` (:func:`threaded`), so a small model never compiles a ``prange``. A
+# twin is inlined into its entry point (one call site: one library less per op).
 
 
 def serial_twin(kernel: Dispatcher, **options: Any) -> Dispatcher:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, prange_only, serial_twin
+from .cpu_kernels import KERNEL_OPTIONS, count, prange_only, serial_twin
 
 # cached under a digest of this file's source, as the kernels of cpu_kernels (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -200,13 +200,8 @@ def matmul_kernel(
     share = (matrices * n + MATMUL_MIN_TASKS - 1) // MATMUL_MIN_TASKS
     rows = min(MATMUL_BLOCK_N, n, max(MATMUL_MIN_ROWS, share + share % 2))
     row_blocks = (n + rows - 1) // rows
-    tasks = matrices * row_blocks
-    if count(shape) * k < PARALLEL_MIN_WORK:
-        for task in range(tasks):
-            matmul_task(task, rows, row_blocks, k, out, shape, out_strides, a, a_strides, b, b_strides)
-    else:
-        for task in prange(tasks):
-            matmul_task(np.int64(task), rows, row_blocks, k, out, shape, out_strides, a, a_strides, b, b_strides)
+    for task in prange(matrices * row_blocks):
+        matmul_task(np.int64(task), rows, row_blocks, k, out, shape, out_strides, a, a_strides, b, b_strides)
     # END SOLUTION
 
 
