@@ -10,8 +10,13 @@ backend contract tests; here, that each op really is compiled alone and cached a
 from __future__ import annotations
 
 import inspect
+import json
 import math
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -145,8 +150,8 @@ def test_serial_twins_are_cached_apart_from_their_kernels() -> None:
         assert twin._cache._impl.locator.get_source_stamp() == kernel._cache._impl.locator.get_source_stamp()
 
 
-#: a child process that compiles one small ``zip`` (a new op code on a dtype nothing else in
-#: the suite uses, into an empty cache) and prints which functions Numba compiled
+#: a child process that compiles one small ``zip`` into an empty cache and prints which
+#: functions Numba compiled
 COMPILE_ONE_ZIP = """
 import json
 from numba.core import event
@@ -167,15 +172,10 @@ print(json.dumps({"out": out.tolist(), "compiled": compiled}))
 """
 
 
-def test_a_small_ops_first_call_compiles_the_entry_point_and_its_loops_only(tmp_path) -> None:
+def test_a_small_ops_first_call_compiles_the_entry_point_and_its_loops_only(tmp_path: Path) -> None:
     """Compile time: the task and the serial kernel are inlined into the entry point (each
     function compiled on its own is optimised again by every caller); the segment loops and
     the op's branch stay functions of their own. Counted by Numba's compile events."""
-    import json
-    import os
-    import subprocess
-    import sys
-
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     child = subprocess.run([sys.executable, "-c", COMPILE_ONE_ZIP], env=env, capture_output=True, text=True, timeout=600)
     assert child.returncode == 0, child.stderr
