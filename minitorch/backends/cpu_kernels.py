@@ -151,9 +151,10 @@ def _vector_body(op: Any, x: Any) -> Dispatcher | None:
 
 # Numba tries the overloads of a function in the order they are registered (each with a literal
 # op code first): this one takes the ops of :data:`VECTOR_FLOAT32` on float32, the next one the
-# rest. It is inlined into the loop before lowering: LLVM would not inline a body this long, and
-# a call in the loop would keep the loop from being vectorised.
-@overload(opcodes.unary_into, target="cpu", prefer_literal=True, inline="always", jit_options=SCALAR_OPTIONS)
+# rest. It is a function of its own, like every op's branch, which LLVM inlines into the loop
+# before it vectorises it. (Inlined by Numba instead, ``inline="always"``, the loop around it
+# was not vectorised in its own library: see ``test_kernel_code``.)
+@overload(opcodes.unary_into, target="cpu", prefer_literal=True, jit_options=SCALAR_OPTIONS)
 def _vector_unary_into(op: int, x: Any, out: Any, pos: int) -> Callable[..., Any] | None:
     body = _vector_body(op, x)
     if body is None:
