@@ -22,8 +22,13 @@ import os
 import threading
 from typing import Iterator, Optional
 
-from . import mps
-from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, Backend
+from . import vector_width
+
+# before any kernel is declared: Numba makes its target machine with the first one
+vector_width.prefer_full_vector_width()
+
+from . import mps  # noqa: E402 - the vector width must be chosen first
+from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, Backend  # noqa: E402
 
 CPU_BACKENDS = ("cpu", "simple")
 _loaded: dict[str, Backend] = {}

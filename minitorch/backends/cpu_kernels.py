@@ -153,7 +153,8 @@ def _vector_body(op: Any, x: Any) -> Dispatcher | None:
 # op code first): this one takes the ops of :data:`VECTOR_FLOAT32` on float32, the next one the
 # rest. It is a function of its own, like every op's branch, which LLVM inlines into the loop
 # before it vectorises it. (Inlined by Numba instead, ``inline="always"``, the loop around it
-# was not vectorised in its own library: see ``test_kernel_code``.)
+# was not vectorised in its own library, which is the code that a process compiling the kernel
+# runs: see ``test_each_segment_loop_is_vectorised_in_its_own_compiled_code``.)
 @overload(opcodes.unary_into, target="cpu", prefer_literal=True, jit_options=SCALAR_OPTIONS)
 def _vector_unary_into(op: int, x: Any, out: Any, pos: int) -> Callable[..., Any] | None:
     body = _vector_body(op, x)

@@ -3,8 +3,8 @@
 Numba compiles ``math.exp(x)`` into a call of the C library's scalar ``exp``: a loop that
 calls a function cannot use SIMD registers, and this llvmlite has no vector math library to
 call instead. The functions here use only arithmetic, comparisons and bit operations, so a
-loop over them becomes SIMD code (8 float32 lanes per instruction: Numba's LLVM prefers
-256-bit vectors even on CPUs with AVX-512). The CPU
+loop over them becomes SIMD code (16 float32 lanes per instruction with AVX-512, see
+:mod:`.vector_width`; 8 with AVX2, 4 with SSE2). The CPU
 kernels use them for float32 tensors (:mod:`.cpu_kernels`); the plain-Python bodies of
 :mod:`.opcodes` stay the reference, and the tests compare the two in ulps.
 
