@@ -88,15 +88,52 @@ def test_serial_and_threaded_kernels_agree_bit_for_bit(op: str) -> None:
     np.testing.assert_array_equal(small.view(np.int32), _through_tensors(op, x).view(np.int32))
 
 
-@pytest.mark.parametrize("op", sorted(ORACLES))
-def test_plain_python_bodies_compute_what_the_compiled_ones_do(op: str) -> None:
-    """Each body runs uncompiled too (``select`` and the bit casts have Python twins): bit for bit."""
-    body = cpu_kernels.VECTOR_FLOAT32[opcodes.UNARY_CODES[op]]
+def _body_inputs() -> np.ndarray:
     rng = np.random.default_rng(7)
-    x = np.concatenate([SPECIALS, every_binade(rng, 1)[::5], rng.uniform(-6, 6, 100).astype(np.float32)])
+    return np.concatenate([SPECIALS, every_binade(rng, 1)[::5], rng.uniform(-6, 6, 100).astype(np.float32)])
+
+
+def _in_python(op: str, x: np.ndarray) -> np.ndarray:
+    body = cpu_kernels.VECTOR_FLOAT32[opcodes.UNARY_CODES[op]]
     with np.errstate(all="ignore"):
-        in_python = np.array([body.py_func(v) for v in x], dtype=np.float32)
-    np.testing.assert_array_equal(in_python.view(np.int32), _through_tensors(op, x).view(np.int32))
+        return np.array([body.py_func(v) for v in x], dtype=np.float32)
+
+
+#: in a child process compiling for a CPU without FMA instructions: the compiled results' bits
+COMPILED_WITHOUT_FMA = """
+import json, sys
+import numpy as np
+import minitorch
+x = np.array(json.loads(sys.argv[1]), dtype=np.int32).view(np.float32)
+print(json.dumps({op: getattr(minitorch, op)(minitorch.tensor(x)).numpy().view(np.int32).tolist()
+                  for op in json.loads(sys.argv[2])}))
+"""
+
+
+def test_plain_python_bodies_compute_what_the_compiled_ones_do_without_fma(tmp_path: Path) -> None:
+    """Each body runs uncompiled too (``select`` and the bit casts have Python twins): bit for
+    bit, where the compiled code cannot fuse a multiply-add (Numba's generic CPU has no FMA)."""
+    x = _body_inputs()
+    ops = sorted(ORACLES)
+    env = {**os.environ, "NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_CPU_FEATURES", None)
+    child = subprocess.run([sys.executable, "-c", COMPILED_WITHOUT_FMA, json.dumps(x.view(np.int32).tolist()),
+                            json.dumps(ops)], env=env, capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0, child.stderr
+    compiled = json.loads(child.stdout.splitlines()[-1])
+    for op in ops:
+        np.testing.assert_array_equal(_in_python(op, x).view(np.int32), np.array(compiled[op], np.int32), err_msg=op)
+
+
+@pytest.mark.parametrize("op", sorted(ORACLES))
+def test_fused_multiply_adds_move_a_result_by_at_most_an_ulp(op: str) -> None:
+    """On this CPU the compiled multiply-adds may be fused (one rounding where Python rounds
+    twice): the results are those of the plain-Python bodies, or a neighbouring float32."""
+    x = _body_inputs()
+    in_python, compiled = _in_python(op, x), _through_tensors(op, x)
+    same = (in_python.view(np.int32) == compiled.view(np.int32)) | (np.isnan(in_python) & np.isnan(compiled))
+    apart = np.abs(in_python.view(np.int32).astype(np.int64) - compiled.view(np.int32).astype(np.int64))
+    assert (same | (np.isfinite(compiled) & (apart <= 1))).all(), x[~same]
 
 
 def test_float64_keeps_the_c_library() -> None:
