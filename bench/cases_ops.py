@@ -110,6 +110,10 @@ def elementwise_cases(ctx: Context) -> list[Case]:
                  same_op(ctx, [a], lambda x: x.exp(), numpy_op=np.exp), rows=row,
                  description="a.exp() into a new tensor"),
         ]
+        if size == LARGE_ELEMENTWISE:
+            cases.append(Case(f"square {size_text(size)} float32", "elementwise",
+                              same_op(ctx, [a], lambda x: x**2, numpy_op=np.square), rows=[Row(MINITORCH)],
+                              description="a ** 2 into a new tensor (as in a squared error)"))
     return cases
 
 

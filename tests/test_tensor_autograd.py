@@ -228,6 +228,28 @@ def test_pow_gradient_hand_derived(backend: str) -> None:
 
 
 @grads
+def test_a_square_is_the_rounded_product_and_keeps_pows_node(backend: str) -> None:
+    """``x ** 2`` multiplies (no ``pow`` call per element): NumPy's square to the bit, in
+    float32 and float64 with the special values, gradient 2x, and still PyTorch's
+    ``PowBackward0``; a tensor exponent of 2, or another number, keeps ``pow``."""
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float64):
+        x = np.concatenate([rng.standard_normal(200), [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, 3e38]]).astype(dtype)
+        t = minitorch.tensor(x, requires_grad=True)
+        with np.errstate(over="ignore"):
+            for square in (t**2, t.pow(2.0), minitorch.pow(t, 2)):
+                np.testing.assert_array_equal(square.detach().numpy(), np.square(x))
+                assert type(square.grad_fn).__name__ == "PowBackward0"
+            (t**2).sum().backward()
+            np.testing.assert_array_equal(t.grad.numpy(), 2 * x)
+    base = leaf([1.5, -2.0])
+    broadcast = base ** minitorch.tensor([[2.0]])  # a (1, 1) exponent broadcasts the result to (1, 2)
+    assert broadcast.shape == (1, 2)
+    np.testing.assert_array_equal(broadcast.detach().numpy(), [[2.25, 4.0]])
+    np.testing.assert_allclose((base**3).detach().numpy(), [3.375, -8.0])
+
+
+@grads
 def test_maximum_tie_splits_gradient(backend: str) -> None:
     """On ties PyTorch sends half of the gradient to each side."""
     a, b = leaf([1.0, 2.0, 5.0]), leaf([1.0, 3.0, 4.0])

@@ -601,6 +601,14 @@ class Div(Function):
         return grad_a, grad_b
 
 
+def _is_a_square(a: Tensor, b: Tensor) -> bool:
+    r"""Whether ``a ** b`` squares a float tensor: ``b`` is the number 2 (a 0-d tensor).
+
+    :math:`a \cdot a` is the correctly rounded square, as ``pow`` is (PyTorch also multiplies).
+    """
+    return a.dtype.is_floating_point and b.dim() == 0 and b.item() == 2
+
+
 class Pow(Function):
     r""":math:`f(a, b) = a^b,\quad \partial_a f = b a^{b-1},\ \partial_b f = a^b \ln a`
 
@@ -613,7 +621,9 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        if a.dtype.is_floating_point or a.dtype is dtypes.bool_:
+        if _is_a_square(a, b):  # ``x ** 2``: a multiplication, where ``pow`` is a call per element
+            out = zip_op("mul", a, a)
+        elif a.dtype.is_floating_point or a.dtype is dtypes.bool_:
             out = zip_op("pow", a, b)
         else:  # integers (a and b share the promoted dtype): no kernel ever sees a negative exponent
             negative = b < 0
@@ -627,8 +637,10 @@ class Pow(Function):
         a, b, out = ctx.saved_tensors
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            # b * a^(b-1), with the exponent 0 giving 0 even at a = 0
-            grad_a = (grad * b * a ** (b - 1)).where(b != 0, 0.0)
+            if _is_a_square(a, b):  # 2 a (a ** 1 is a, to the bit)
+                grad_a = grad * b * a
+            else:  # b * a^(b-1), with the exponent 0 giving 0 even at a = 0
+                grad_a = (grad * b * a ** (b - 1)).where(b != 0, 0.0)
         if ctx.needs_input_grad[1]:
             zero_base = (a == 0) & (b >= 0)
             grad_b = (grad * out * a.log()).where(~zero_base, 0.0)
