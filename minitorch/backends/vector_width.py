@@ -13,8 +13,9 @@ host's features with that one preference turned off (``-prefer-256-bit``, an LLV
 feature). Numba compiles every function of a process with one target machine, made when
 the first function is declared, so:
 
-* the setting holds for the whole process, the user's own Numba functions included (only
-  their speed changes: the same instructions, twice as wide);
+* the setting holds for the whole process, the user's own Numba functions included: the same
+  operations, twice as wide (results change only where ``fastmath`` lets LLVM reorder a sum,
+  since the order follows the vector width);
 * it only applies if minitorch is imported before any other Numba function is declared;
 * ``NUMBA_CPU_NAME`` or ``NUMBA_CPU_FEATURES`` in the environment is the user's own choice
   of target, and left alone (``NUMBA_CPU_FEATURES`` set to the host's features keeps
@@ -33,10 +34,9 @@ and 1.95 -> 1.20 and 1.20, ``sigmoid`` 2.18 and 2.02 -> 1.31 and 1.27, ``erf`` 3
 from __future__ import annotations
 
 import os
-from typing import Mapping, Optional
+from typing import Optional
 
-from llvmlite import binding as llvm
-from numba.core import config
+from numba.core import codegen, config
 
 #: LLVM's tuning feature that keeps vectorised loops at 256 bits on CPUs with AVX-512
 PREFER_256_BIT = "prefer-256-bit"
@@ -44,24 +44,20 @@ PREFER_256_BIT = "prefer-256-bit"
 USER_CHOICES = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
 
 
-def full_width_features(host_features: Mapping[str, bool]) -> Optional[str]:
-    """Numba's feature string for a CPU with ``host_features``, without the 256-bit
-    preference; ``None`` where the CPU has no 512-bit vectors."""
-    if not host_features.get("avx512f", False):
+def full_width_features(numba_features: str) -> Optional[str]:
+    """Numba's feature string for the host (``+name`` or ``-name``, comma-separated) without the
+    256-bit preference; ``None`` where it has no 512-bit vectors."""
+    if "+avx512f" not in numba_features.split(","):
         return None
-    enabled = ",".join(f"{'+' if on else '-'}{name}" for name, on in sorted(host_features.items()))
-    return f"{enabled},-{PREFER_256_BIT}"
+    return f"{numba_features},-{PREFER_256_BIT}"
 
 
 def prefer_full_vector_width() -> bool:
     """Let LLVM use the CPU's full vector width in this process; whether it was set."""
     if any(os.environ.get(name) for name in USER_CHOICES):
         return False
-    try:
-        host_features = llvm.get_host_cpu_features()
-    except RuntimeError:  # LLVM cannot read this CPU's features: keep Numba's default
-        return False
-    features = full_width_features(host_features)
+    # Numba's own reading of the host (empty where LLVM cannot tell, no AVX under NUMBA_ENABLE_AVX=0)
+    features = full_width_features(codegen.get_host_cpu_features())
     if features is None:
         return False
     config.CPU_FEATURES = features
