@@ -621,7 +621,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
-        if _is_a_square(a, b):  # ``x ** 2``: a multiplication, where ``pow`` is a call per element
+        ctx.square = _is_a_square(a, b)
+        if ctx.square:  # ``x ** 2``: a multiplication, where ``pow`` is a call per element
             out = zip_op("mul", a, a)
         elif a.dtype.is_floating_point or a.dtype is dtypes.bool_:
             out = zip_op("pow", a, b)
@@ -637,7 +638,7 @@ class Pow(Function):
         a, b, out = ctx.saved_tensors
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            if _is_a_square(a, b):  # 2 a (a ** 1 is a, to the bit)
+            if ctx.square:  # 2 a (a ** 1 is a, to the bit)
                 grad_a = grad * b * a
             else:  # b * a^(b-1), with the exponent 0 giving 0 even at a = 0
                 grad_a = (grad * b * a ** (b - 1)).where(b != 0, 0.0)
