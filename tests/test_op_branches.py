@@ -10,16 +10,13 @@ backend contract tests; here, that each op really is compiled alone and cached a
 from __future__ import annotations
 
 import inspect
-import json
 import math
-import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from empty_cache_child import empty_cache_report
 
 from minitorch.backends import cpu_index_kernels, cpu_kernels, cpu_matmul, op_branches, opcodes
 
@@ -176,10 +173,7 @@ def test_a_small_ops_first_call_compiles_the_entry_point_and_its_loops_only(tmp_
     """Compile time: the task and the serial kernel are inlined into the entry point (each
     function compiled on its own is optimised again by every caller); the segment loops and
     the op's branch stay functions of their own. Counted by Numba's compile events."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    child = subprocess.run([sys.executable, "-c", COMPILE_ONE_ZIP], env=env, capture_output=True, text=True, timeout=600)
-    assert child.returncode == 0, child.stderr
-    report = json.loads(child.stdout.splitlines()[-1])
+    report = empty_cache_report(COMPILE_ONE_ZIP, tmp_path)
     assert report["out"] == [-1, 0, 1, 2, 3, 4]
     compiled = set(report["compiled"])
     assert {"zip_sub", "zip_run"} <= compiled

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from empty_cache_child import empty_cache_report
 
 import minitorch
 from minitorch.backends import cpu_kernels, opcodes, vector_math
@@ -115,12 +114,8 @@ def test_plain_python_bodies_compute_what_the_compiled_ones_do_without_fma(tmp_p
     bit, where the compiled code cannot fuse a multiply-add (Numba's generic CPU has no FMA)."""
     x = _body_inputs()
     ops = sorted(ORACLES)
-    env = {**os.environ, "NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": str(tmp_path)}
-    env.pop("NUMBA_CPU_FEATURES", None)
-    child = subprocess.run([sys.executable, "-c", COMPILED_WITHOUT_FMA, json.dumps(x.view(np.int32).tolist()),
-                            json.dumps(ops)], env=env, capture_output=True, text=True, timeout=600)
-    assert child.returncode == 0, child.stderr
-    compiled = json.loads(child.stdout.splitlines()[-1])
+    compiled = empty_cache_report(COMPILED_WITHOUT_FMA, tmp_path, json.dumps(x.view(np.int32).tolist()),
+                                  json.dumps(ops), unset=["NUMBA_CPU_FEATURES"], NUMBA_CPU_NAME="generic")
     for op in ops:
         np.testing.assert_array_equal(_in_python(op, x).view(np.int32), np.array(compiled[op], np.int32), err_msg=op)
 
@@ -173,9 +168,5 @@ def test_each_segment_loop_is_vectorised_in_its_own_compiled_code(tmp_path: Path
     links a copy of a callee into each caller, but at run time the callee's first definition
     wins. A loop vectorised only once inlined into its caller made the first run of every
     program 4-7x slower on these ops than the runs after it, which load the cache."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    child = subprocess.run([sys.executable, "-c", FRESH_SEGMENT_LOOPS], env=env, capture_output=True, text=True,
-                           timeout=600)
-    assert child.returncode == 0, child.stderr
-    vectorised = json.loads(child.stdout.splitlines()[-1])
+    vectorised = empty_cache_report(FRESH_SEGMENT_LOOPS, tmp_path)
     assert vectorised == {op: True for op in ("exp", "log", "tanh", "sigmoid", "erf", "neg")}

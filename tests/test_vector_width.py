@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from empty_cache_child import empty_cache_report
 from numba.core import codegen
 
 from minitorch.backends import vector_width
@@ -32,12 +29,7 @@ print(json.dumps({"features": cpu_target.target_context.codegen()._tm_features, 
 
 
 def _child_target(tmp_path: Path, **environment: str) -> dict:
-    env = {key: value for key, value in os.environ.items() if key not in vector_width.USER_CHOICES}
-    env.update(environment, NUMBA_CACHE_DIR=str(tmp_path))
-    child = subprocess.run([sys.executable, "-c", REPORT_TARGET], env=env, capture_output=True, text=True,
-                           timeout=600)
-    assert child.returncode == 0, child.stderr
-    return json.loads(child.stdout.splitlines()[-1])
+    return empty_cache_report(REPORT_TARGET, tmp_path, unset=vector_width.USER_CHOICES, **environment)
 
 
 def test_a_cpu_with_512_bit_vectors_loses_only_the_256_bit_preference() -> None:
