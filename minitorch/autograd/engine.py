@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from . import profiling
-from .function import AccumulateGrad, Node
+from .function import AccumulateGrad, Node, sole_reference
 from .grad_mode import set_grad_enabled
 
 if TYPE_CHECKING:
@@ -145,10 +145,13 @@ def run_backward(
                     results[slot] = grad if results[slot] is None else results[slot] + grad
                 if isinstance(node, AccumulateGrad):
                     if capture is None:
+                        # the engine's own gradient (nothing else holds it) may become .grad itself
+                        owned = sole_reference(grad)
                         if profiling.active is None:
-                            node.accumulate(grad)
+                            node.accumulate(grad, owned)
                         else:
-                            profiling.active.backward("torch::autograd::AccumulateGrad", lambda: node.accumulate(grad))
+                            profiling.active.backward("torch::autograd::AccumulateGrad",
+                                                      lambda: node.accumulate(grad, owned))
                     continue
                 grad_outputs_tuple: tuple = (grad,)
             else:
@@ -181,4 +184,6 @@ def run_backward(
                 else:
                     slots = pending.setdefault(key, [None] * next_node.num_outputs)
                     slots[output_nr] = input_grad if slots[output_nr] is None else slots[output_nr] + input_grad
+            # only `pending` holds gradients between nodes (see sole_reference above)
+            grad = grad_outputs_tuple = input_grads = input_grad = None
     return results if capture is not None else None

@@ -21,6 +21,7 @@ nodes form the graph that :mod:`minitorch.autograd.engine` walks backward.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -221,20 +222,27 @@ class AccumulateGrad(Node):
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
-    def accumulate(self, grad: "Tensor") -> None:
+    def accumulate(self, grad: "Tensor", owned: bool = False) -> None:
+        """Add ``grad`` into ``variable.grad``. ``owned``: nothing but the caller holds ``grad``
+        (see :func:`sole_reference`), so an empty ``.grad`` may become ``grad`` itself."""
         with _ACCUMULATE_LOCK:
-            self._accumulate(grad)
+            self._accumulate(grad, owned)
         if self.post_accumulate_hooks:
             for hook in list(self.post_accumulate_hooks.values()):
                 hook(self.variable)
 
-    def _accumulate(self, grad: "Tensor") -> None:
+    def _accumulate(self, grad: "Tensor", owned: bool) -> None:
         variable = self.variable
         current = variable.grad
         if current is None:
             # with create_graph the gradient keeps its graph; otherwise a fresh contiguous
-            # tensor the user owns, never a (possibly broadcast) view of something else
-            variable.grad = grad if is_grad_enabled() else map_op("copy", grad)
+            # tensor the user owns, never a (possibly broadcast) view of something else:
+            # the gradient itself when it already is one that nobody else holds (as PyTorch
+            # steals it), else a copy
+            if is_grad_enabled() or (owned and _can_take(grad, variable)):
+                variable.grad = grad
+            else:
+                variable.grad = map_op("copy", grad)
         elif is_grad_enabled():
             variable.grad = current + grad
         elif (current._data.shape == grad._data.shape and current._data.dtype is grad._data.dtype
@@ -244,6 +252,66 @@ class AccumulateGrad(Node):
         else:
             with no_grad():
                 current.add_(grad)
+
+
+def references(value: object) -> int:
+    """``sys.getrefcount`` of ``value`` seen from a caller that holds it in a local variable."""
+    return sys.getrefcount(value)
+
+
+def _references_of_a_local() -> int:
+    value = object()
+    return references(value)
+
+
+def _attribute_references(owner: object, name: str) -> int:
+    """``sys.getrefcount`` of the object in ``owner``'s attribute ``name``."""
+    return sys.getrefcount(getattr(owner, name))
+
+
+class _Holder:
+    def __init__(self) -> None:
+        self.value = object()
+
+
+#: what :func:`references` reports for a local variable that is the object's only reference,
+#: and :func:`_attribute_references` for an object that only that attribute holds (measured
+#: once, so the count does not depend on how this Python counts its own calls)
+_SOLE_LOCAL = _references_of_a_local()
+_SOLE_ATTRIBUTE = _attribute_references(_Holder(), "value")
+
+
+def sole_reference(value: object) -> bool:
+    """Whether the caller's local variable is the only reference to ``value``."""
+    return references(value) == _SOLE_LOCAL + 1  # + 1: this function's own argument
+
+
+def _can_take(grad: "Tensor", variable: "Tensor") -> bool:
+    """Whether ``grad``, which only the engine holds, may become ``variable.grad`` as it is:
+    a whole, row-major, plain tensor like ``variable`` whose storage nothing else shares.
+
+    The gradient of a linear layer's weight is a transposed view of the transposed product
+    (``TBackward0`` after ``AddmmBackward0``), and a summed bias gradient a view of the
+    reduction's result: such a view is taken too when its base is held by the view alone,
+    and the view covers all of the storage. Anything else (a slice of a larger gradient, a
+    tensor a hook kept, a view of the user's tensor) is copied.
+    """
+    data, like = grad._data, variable._data
+    if not (grad.grad_fn is None and not grad._requires_grad and data.offset == 0
+            and data.shape == like.shape and data.dtype is like.dtype and grad._device == variable._device
+            and len(data.storage) == data.size and data.is_contiguous()):
+        return False
+    holders = _attribute_references(data, "storage")
+    if grad._base is None:
+        return holders == _SOLE_ATTRIBUTE
+    if _attribute_references(grad, "_base") != _SOLE_ATTRIBUTE:  # counted before a local holds it
+        return False
+    base = grad._base
+    if (base._base is None and base.grad_fn is None and base._data.storage is data.storage
+            and base._data is not data and holders == _SOLE_ATTRIBUTE + 1):  # the view's and the base's TensorData
+        grad._base = None
+        return True
+    return False
 
 
 #: the Node subclass of each name a ``grad_fn`` prints (made on first use)

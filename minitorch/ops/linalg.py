@@ -17,6 +17,12 @@ if TYPE_CHECKING:  # tensor.py imports this module
     from ..tensor import Tensor
 
 
+def is_column_major(m: Tensor) -> bool:
+    """Whether the matrix ``m`` is the transpose of a contiguous one, as ``weight.t()`` is."""
+    rows, cols = m.shape
+    return rows > 1 and cols > 1 and m.stride() == (1, rows)
+
+
 class MatMul(Function):
     """``a @ b`` for operands of rank >= 2 whose leading (batch) dimensions broadcast."""
 
@@ -57,6 +63,7 @@ class Addmm(Function):
         if bias is None:
             ctx.grad_fn_name = "MmBackward0"
         ctx.save_for_backward(weight_t if ctx.needs_input_grad[1] else None, x if ctx.needs_input_grad[2] else None)
+        ctx.weight_t_column_major = ctx.needs_input_grad[2] and is_column_major(weight_t)
         out = matmul_op(x, weight_t)
         return out if bias is None else zip_op("add", out, bias, out=out)
 
@@ -65,7 +72,12 @@ class Addmm(Function):
         weight_t, x = ctx.saved_tensors
         grad_bias = grad.sum(0) if ctx.needs_input_grad[0] else None
         grad_x = grad @ weight_t.t() if ctx.needs_input_grad[1] else None
-        grad_weight_t = x.t() @ grad if ctx.needs_input_grad[2] else None
+        grad_weight_t = None
+        if ctx.needs_input_grad[2]:
+            # laid out as weight_t is (PyTorch does the same): for the usual weight.t(), the
+            # gradient of the weight comes out row-major like the weight, so accumulating and
+            # updating it walk it in order (a transposing copy of 256 x 784 floats: 120 us)
+            grad_weight_t = (grad.t() @ x).t() if ctx.weight_t_column_major else x.t() @ grad
         return grad_bias, grad_x, grad_weight_t
 
 
