@@ -228,6 +228,20 @@ def test_pow_gradient_hand_derived(backend: str) -> None:
 
 
 @grads
+def test_relu_gradient_is_selected_where_the_output_is_positive(backend: str) -> None:
+    """Hand-derived: the incoming gradient where ``relu(x) > 0`` (or NaN), else 0, even an inf
+    or NaN gradient (PyTorch's ``threshold_backward``, not a product with 0); the double
+    backward is the same selection, a ``ThresholdBackwardBackward0`` node."""
+    x = leaf([-1.0, 0.0, -0.0, 2.0, math.nan, 3.0, -4.0])
+    incoming = minitorch.tensor([1.0, math.nan, math.inf, 2.0, 5.0, -1.0, -math.inf], requires_grad=True)
+    (grad_x,) = minitorch.autograd.grad(x.relu(), [x], incoming, create_graph=True)
+    np.testing.assert_array_equal(grad_x.detach().numpy(), [0.0, 0.0, 0.0, 2.0, 5.0, -1.0, 0.0])
+    assert type(grad_x.grad_fn).__name__ == "ThresholdBackwardBackward0"
+    (grad_of_incoming,) = minitorch.autograd.grad(grad_x, [incoming], minitorch.full((7,), 3.0))
+    np.testing.assert_array_equal(grad_of_incoming.numpy(), [0.0, 0.0, 0.0, 3.0, 3.0, 3.0, 0.0])
+
+
+@grads
 def test_a_square_is_the_rounded_product_and_keeps_pows_node(backend: str) -> None:
     """``x ** 2`` multiplies (no ``pow`` call per element): NumPy's square to the bit, in
     float32 and float64 with the special values, gradient 2x, and still PyTorch's

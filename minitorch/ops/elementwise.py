@@ -164,8 +164,30 @@ class ReLU(Function):
     def backward(ctx: Context, grad: Tensor) -> Tensor:
         # BEGIN SOLUTION 2.4
         (out,) = ctx.saved_tensors
-        return grad * (out > 0)
+        return ThresholdBackward.apply(grad, out)  # grad * (out > 0) in one pass
         # END SOLUTION
+
+
+class ThresholdBackward(Function):
+    r"""The gradient of ReLU from its output: :math:`g\,[\mathrm{out} > 0]`, as one selection.
+
+    One kernel (``masked``, ``grad if out != 0 else 0``: a ReLU's output is never negative)
+    instead of a comparison, its cast to float and a product, and where the output is 0 the
+    gradient is 0 even if ``grad`` is inf or NaN, as PyTorch's ``threshold_backward`` gives.
+    Linear in ``grad``, so its own gradient is the same selection (double backward).
+    """
+
+    grad_fn_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, grad: Tensor, out: Tensor) -> Tensor:
+        ctx.save_for_backward(out)
+        return zip_op("masked", grad, out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        (out,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad, out), None
 
 
 class Sin(Function):
