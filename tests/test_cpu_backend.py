@@ -129,3 +129,25 @@ def test_matmul_large_batch_broadcast() -> None:
     rng = np.random.default_rng(40)
     a, b = sample(rng, (3, 40, 70), F32, False), sample(rng, (1, 70, 50), F32, False)
     check_matmul(a, b, ("sliced", "permuted", "sliced"))
+
+
+@pytest.mark.parametrize("size", [(7, 9), (300, 257)], ids=["serial", "threaded"])
+def test_a_map_of_one_value_along_each_run(size: tuple[int, int]) -> None:
+    """Runs that read one value (a fill, ``expand(...).contiguous()``, an op of a broadcast
+    column): every element of ``out`` gets ``op`` of its run's value, in each dtype."""
+    import minitorch
+
+    rows, cols = size
+    column = np.linspace(-3, 3, rows, dtype=F32).reshape(rows, 1)
+    expanded = minitorch.tensor(column).expand(rows, cols)
+    np.testing.assert_array_equal(expanded.contiguous().numpy(), np.broadcast_to(column, size))
+    assert_close(expanded.exp().numpy(), np.exp(np.broadcast_to(column, size)))
+    np.testing.assert_array_equal((-expanded).numpy(), -np.broadcast_to(column, size))
+    for dtype, value in ((minitorch.float32, -2.5), (minitorch.float64, 1e300), (minitorch.int64, -7),
+                         (minitorch.bool, True)):
+        filled = minitorch.zeros(rows, 2 * cols, dtype=dtype)[:, ::2]  # strided: the gaps stay 0
+        filled.fill_(value)
+        np.testing.assert_array_equal(filled.numpy(), np.full(size, value, dtype.numpy))
+        np.testing.assert_array_equal(filled._base.numpy()[:, 1::2], np.zeros(size, dtype.numpy))
+        whole = minitorch.empty(rows, cols, dtype=dtype).fill_(value)
+        np.testing.assert_array_equal(whole.numpy(), np.full(size, value, dtype.numpy))
