@@ -138,3 +138,29 @@ def test_with_create_graph_the_gradient_keeps_its_graph() -> None:
     assert w.grad.grad_fn is not None
     w.grad.sum().backward()
     np.testing.assert_array_equal(w.grad.detach().numpy(), [2 + 2, 4 + 2])
+
+
+@pytest.mark.parametrize("transposed", ["a", "b", "both"])
+def test_a_products_gradients_are_laid_out_as_its_operands(transposed: str, copies: list) -> None:
+    """``x @ w.t()`` written out: ``w.grad`` comes out row-major like ``w`` and is taken
+    without a copy; the values are NumPy's."""
+    rng = np.random.default_rng(3)
+    a_values = rng.standard_normal((4, 5)).astype(np.float32)
+    b_values = rng.standard_normal((5, 3)).astype(np.float32)
+    a_leaf = torch.tensor(a_values.T.copy() if transposed in ("a", "both") else a_values, requires_grad=True)
+    b_leaf = torch.tensor(b_values.T.copy() if transposed in ("b", "both") else b_values, requires_grad=True)
+    a = a_leaf.t() if transposed in ("a", "both") else a_leaf
+    b = b_leaf.t() if transposed in ("b", "both") else b_leaf
+    upstream = rng.standard_normal((4, 3)).astype(np.float32)
+    loss = (a @ b * torch.tensor(upstream)).sum()
+    copies.clear()
+    loss.backward()
+    assert copies == []
+    grad_a, grad_b = upstream @ b_values.T, a_values.T @ upstream
+    if transposed in ("a", "both"):
+        grad_a = grad_a.T
+    if transposed in ("b", "both"):
+        grad_b = grad_b.T
+    np.testing.assert_allclose(a_leaf.grad.numpy(), grad_a, rtol=1e-5)
+    np.testing.assert_allclose(b_leaf.grad.numpy(), grad_b, rtol=1e-5)
+    assert a_leaf.grad.stride() == a_leaf.stride() and b_leaf.grad.stride() == b_leaf.stride()

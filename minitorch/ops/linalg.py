@@ -30,6 +30,8 @@ class MatMul(Function):
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         # BEGIN SOLUTION 2.3
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
+        matrices = a.dim() == 2 and b.dim() == 2
+        ctx.column_major = (matrices and is_column_major(a), matrices and is_column_major(b))
         rank = max(a.dim(), b.dim())
         a_aligned = a if a.dim() == rank else a.view((1,) * (rank - a.dim()) + a.shape)
         b_aligned = b if b.dim() == rank else b.view((1,) * (rank - b.dim()) + b.shape)
@@ -40,8 +42,13 @@ class MatMul(Function):
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
         # BEGIN SOLUTION 2.4
         b, a = ctx.saved_tensors
-        grad_a = grad @ b.transpose(-1, -2) if b is not None else None
-        grad_b = a.transpose(-1, -2) @ grad if a is not None else None
+        # each gradient laid out as its operand (a w.t() gets a row-major w.grad), see Addmm
+        a_column_major, b_column_major = ctx.column_major
+        grad_a = grad_b = None
+        if b is not None:
+            grad_a = (b @ grad.t()).t() if a_column_major else grad @ b.transpose(-1, -2)
+        if a is not None:
+            grad_b = (grad.t() @ a).t() if b_column_major else a.transpose(-1, -2) @ grad
         return grad_a, grad_b
         # END SOLUTION
 
