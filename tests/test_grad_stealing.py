@@ -81,6 +81,10 @@ def test_a_gradient_the_caller_passed_in_is_copied() -> None:
     assert not _shared(x.grad, gradient)
     gradient.add_(5)
     np.testing.assert_array_equal(x.grad.numpy(), [1, 1, 1])
+    leaf = torch.zeros(3, requires_grad=True)
+    leaf.backward(gradient)  # the caller's tensor reaches the leaf directly
+    assert not _shared(leaf.grad, gradient)
+    np.testing.assert_array_equal(leaf.grad.numpy(), [6, 6, 6])
 
 
 def test_a_view_of_the_callers_gradient_is_copied() -> None:
