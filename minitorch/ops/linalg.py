@@ -19,8 +19,15 @@ if TYPE_CHECKING:  # tensor.py imports this module
 
 def is_column_major(m: Tensor) -> bool:
     """Whether the matrix ``m`` is the transpose of a contiguous one, as ``weight.t()`` is."""
-    rows, cols = m.shape
-    return rows > 1 and cols > 1 and m.stride() == (1, rows)
+    data = m._data
+    if data.dims != 2:
+        return False
+    rows, cols = data.shape
+    return rows > 1 and cols > 1 and data.strides == (1, rows)
+
+
+#: neither operand column-major (or no gradient to lay out)
+NEITHER = (False, False)
 
 
 class MatMul(Function):
@@ -30,8 +37,8 @@ class MatMul(Function):
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         # BEGIN SOLUTION 2.3
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
-        matrices = a.dim() == 2 and b.dim() == 2
-        ctx.column_major = (matrices and is_column_major(a), matrices and is_column_major(b))
+        matrices = a._data.dims == 2 and b._data.dims == 2
+        ctx.column_major = (is_column_major(a), is_column_major(b)) if matrices and True in ctx.needs_input_grad else NEITHER
         rank = max(a.dim(), b.dim())
         a_aligned = a if a.dim() == rank else a.view((1,) * (rank - a.dim()) + a.shape)
         b_aligned = b if b.dim() == rank else b.view((1,) * (rank - b.dim()) + b.shape)
