@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from backend_views import BOOL, F32, F64, I64, LAYOUTS, MATMUL_TOLERANCE, assert_close, host_kit, sample
+import minitorch
 from minitorch.backends.base import REDUCE_OPS
 from minitorch.backends.cpu import CpuBackend, numba_matmul
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
@@ -135,8 +136,6 @@ def test_matmul_large_batch_broadcast() -> None:
 def test_a_map_of_one_value_along_each_run(size: tuple[int, int]) -> None:
     """Runs that read one value (a fill, ``expand(...).contiguous()``, an op of a broadcast
     column): every element of ``out`` gets ``op`` of its run's value, in each dtype."""
-    import minitorch
-
     rows, cols = size
     column = np.linspace(-3, 3, rows, dtype=F32).reshape(rows, 1)
     expanded = minitorch.tensor(column).expand(rows, cols)

@@ -239,7 +239,10 @@ class AccumulateGrad(Node):
             # tensor the user owns, never a (possibly broadcast) view of something else:
             # the gradient itself when it already is one that nobody else holds (as PyTorch
             # steals it), else a copy
-            if is_grad_enabled() or (owned and _can_take(grad, variable)):
+            if is_grad_enabled():
+                variable.grad = grad
+            elif owned and _can_take(grad, variable):
+                grad._base = None  # a view taken whole stands alone: its base had no other holder
                 variable.grad = grad
             else:
                 variable.grad = map_op("copy", grad)
@@ -292,8 +295,9 @@ def _can_take(grad: "Tensor", variable: "Tensor") -> bool:
 
     The gradient of a linear layer's weight is a transposed view of the transposed product
     (``TBackward0`` after ``AddmmBackward0``), and a summed bias gradient a view of the
-    reduction's result: such a view is taken too when its base is held by the view alone,
-    and the view covers all of the storage. Anything else (a slice of a larger gradient, a
+    reduction's result: such a view may be taken too (its caller then detaches it from its
+    base) when the base is held by the view alone and the view covers all of the storage.
+    Anything else (a slice of a larger gradient, a
     tensor a hook kept, a view of the user's tensor) is copied.
     """
     data, like = grad._data, variable._data
@@ -307,11 +311,8 @@ def _can_take(grad: "Tensor", variable: "Tensor") -> bool:
     if _attribute_references(grad, "_base") != _SOLE_ATTRIBUTE:  # counted before a local holds it
         return False
     base = grad._base
-    if (base._base is None and base.grad_fn is None and base._data.storage is data.storage
-            and base._data is not data and holders == _SOLE_ATTRIBUTE + 1):  # the view's and the base's TensorData
-        grad._base = None
-        return True
-    return False
+    return (base._base is None and base.grad_fn is None and base._data.storage is data.storage
+            and base._data is not data and holders == _SOLE_ATTRIBUTE + 1)  # the view's and the base's TensorData
 
 
 #: the Node subclass of each name a ``grad_fn`` prints (made on first use)
