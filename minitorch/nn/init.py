@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd import no_grad
-from ..creation import from_numpy, rand, randn
+from ..creation import from_numpy, randn
 from ..tensor import Tensor
 
 __all__ = [
@@ -91,15 +91,19 @@ def _overwrite(tensor: Tensor, values: Tensor) -> Tensor:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    r"""Fill with samples of :math:`\mathcal{U}(a, b)`."""
-    draws = rand(tensor.shape, dtype=dtypes.float64, device=tensor.device)
-    return _overwrite(tensor, draws * (b - a) + a)
+    r"""Fill with samples of :math:`\mathcal{U}(a, b)` (drawn in float64 on the host, then rounded once).
+
+    As in PyTorch, this is :meth:`Tensor.uniform_` without the graph. The scaling happens in
+    NumPy, so initialising a float32 model compiles no float64 kernel.
+    """
+    with no_grad():
+        return tensor.uniform_(a, b)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    r"""Fill with samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`."""
-    draws = randn(tensor.shape, dtype=dtypes.float64, device=tensor.device)
-    return _overwrite(tensor, draws * std + mean)
+    r"""Fill with samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`: :meth:`Tensor.normal_` without the graph."""
+    with no_grad():
+        return tensor.normal_(mean, std)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0) -> Tensor:
