@@ -198,18 +198,25 @@ def _in_short_runs(td: TensorData) -> bool:
     return run < SHORT_RUN
 
 
-#: a ``copy`` of one value into at least this many elements (``fill_``, ``zero_``, the padding of
-#: a convolution) is NumPy's fill: the kernel reads its one value through a stride of 0, a loop
-#: that does not vectorise (64 x 6 x 28 x 28 float32: 119 us, NumPy 32 us); below this size
-#: making the NumPy views costs more than the kernel
-FILL_MIN_SIZE = 4096
+# Which copies NumPy's strided copy (:func:`_cast`) makes rather than the ``copy`` kernel:
+#
+# * one too small for the threads (:func:`.cpu_kernels.threaded`): NumPy is as fast on a few
+#   elements and faster on strided views (measured, kernel against NumPy: 8 x 8 2.3 against
+#   3.0 us; a transposed 128 x 128 18.6 against 13.1 us, 255 x 255 55 against 22 us), and a
+#   small model then never compiles the serial kernel (0.4 s of its first step);
+# * one value into many (``fill_``, ``zero_``, the padding of a convolution): the kernel
+#   reads its one value through a stride of 0, a loop that does not vectorise (64 x 6 x 28
+#   x 28 float32: 119 us, NumPy 32 us).
+#
+# Large contiguous copies and transposes stay on the threaded kernel (a 1024 x 1024 float32
+# copy: 55 against 95 us, transposed 1.8 against 3.4 ms).
 
 
 def _cast(a: TensorData, out: TensorData) -> None:
     """``copy`` by NumPy's strided copy, broadcasting ``a``: into another dtype (how
     ``.to(dtype)`` works: a kernel would be compiled anew for each of the 30-odd pairs of
-    dtypes), from a view read in short runs (:func:`_in_short_runs`), or one value into many
-    (:data:`FILL_MIN_SIZE`)."""
+    dtypes), from a view read in short runs (:func:`_in_short_runs`), a copy too small for
+    threads or one value into many (see the note above)."""
     with np.errstate(invalid="ignore", over="ignore"):  # NaN or inf into an int, overflow into float16
         out.numpy_view()[...] = a.numpy_view()
 
@@ -330,8 +337,8 @@ class CpuBackend:
         if out.size == 0:
             return
         a_dtype, out_dtype = a.storage.dtype, out.storage.dtype
-        if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or _in_short_runs(a)
-                                     or (a.size == 1 and out.size >= FILL_MIN_SIZE)):
+        if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or not kernels.threaded(out.size)
+                                     or a.size == 1 or _in_short_runs(a)):
             return _cast(a, out)
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
