@@ -209,6 +209,15 @@ def scatter_add_op(src: "Tensor", dim: int, index: "Tensor", out: "Tensor") -> "
     return out
 
 
+def log_softmax_op(a: "Tensor") -> "Tensor":
+    """``a - log(sum(exp(a)))`` along the rows of the 2-D floating ``a``, stably (no graph)."""
+    if a.dim() != 2 or not a._data.dtype.is_floating_point:
+        raise ValueError(f"log_softmax_op takes a floating matrix, got shape {tuple(a.shape)} of {a._data.dtype}")
+    out = _result(a._data.shape, a._data.dtype, a._device)
+    backend_of(a).log_softmax(a._data, out._data)
+    return out
+
+
 _TENSOR_CLASS: "Optional[type[Tensor]]" = None
 
 

@@ -46,6 +46,7 @@ TASKS: dict[str, dict[str, str]] = {
     "arg_reduce": {"cpu": "3.2", "cuda": "3.6"},
     "matmul": {"cpu": "3.3", "cuda": "3.7"},
     "indexing": {"cuda": "3.4"},
+    "fused": {},
 }
 BACKEND_NAMES = ("simple", "cpu", "cuda")
 #: the cuda simulator computes on NumPy scalars, which warn where a GPU quietly gives inf or NaN
@@ -775,3 +776,51 @@ def test_scatter_add_with_repeated_targets(kit: Kit, dim: int, dtype: np.dtype) 
         expected[tuple(target)] += src[i]
     assert_close(kit.values(out), expected)
     kit.assert_gaps_untouched(out)
+
+
+# ---- fused ops ----
+
+
+def log_softmax_oracle(x: np.ndarray) -> np.ndarray:
+    """Row-wise ``x - m - log(sum(exp(x - m)))`` in float64, ``m`` each row's max, rounded to ``x``'s dtype."""
+    wide = x.astype(F64)
+    top = wide.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((wide - top) - np.log(np.exp(wide - top).sum(axis=1, keepdims=True))).astype(x.dtype)
+
+
+@on_every_backend("fused")
+@pytest.mark.parametrize("dtype", [F64, F32, F16], ids=str)
+@pytest.mark.parametrize("layouts", [("contiguous", "contiguous"), ("permuted", "sliced"), ("sliced", "permuted")])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 9), (2, 33)])
+def test_log_softmax(kit: Kit, shape: tuple[int, int], layouts: tuple[str, str], dtype: np.dtype) -> None:
+    """Any layout of ``a`` and ``out``; a row far above exp's range (a float32 exp overflows past 88)."""
+    rng = np.random.default_rng(shape[1])
+    values = rng.uniform(-8, 8, shape)
+    values[0] += 500
+    values = values.astype(dtype)
+    out = kit.out(shape, dtype, layouts[1])
+    kit.backend.log_softmax(kit.view(values, layouts[0]), out)
+    assert_close(kit.values(out), log_softmax_oracle(values))
+    kit.assert_gaps_untouched(out)
+
+
+@on_every_backend("fused")
+@SIMULATOR_WARNINGS
+def test_log_softmax_special_values(kit: Kit) -> None:
+    """Hand-derived rows: a -inf takes no share; NaN, +inf or -inf alone make the whole row NaN."""
+    values = np.array([
+        [-np.inf, 0.0, 0.0],
+        [np.nan, 1.0, 2.0],
+        [np.inf, 0.0, 1.0],
+        [-np.inf, -np.inf, -np.inf],
+        [3.0, 3.0, 3.0],
+    ], F32)
+    out = kit.out(values.shape, F32)
+    kit.backend.log_softmax(kit.view(values), out)
+    got = kit.values(out)
+    half = -np.log(2.0)
+    assert got[0, 0] == -np.inf
+    np.testing.assert_allclose(got[0, 1:], [half, half], rtol=1e-6)
+    assert np.isnan(got[1:4]).all()
+    np.testing.assert_allclose(got[4], np.full(3, -np.log(3.0)), rtol=1e-6)

@@ -150,3 +150,20 @@ def test_a_map_of_one_value_along_each_run(size: tuple[int, int]) -> None:
         np.testing.assert_array_equal(filled._base.numpy()[:, 1::2], np.zeros(size, dtype.numpy))
         whole = minitorch.empty(rows, cols, dtype=dtype).fill_(value)
         np.testing.assert_array_equal(whole.numpy(), np.full(size, value, dtype.numpy))
+
+
+@pytest.mark.parametrize("out_layout", LAYOUTS)
+def test_log_softmax_of_large_rows_takes_the_parallel_path(out_layout: str) -> None:
+    """Rows past ``PARALLEL_MIN_WORK`` elements in all, read transposed, one row far above exp's range."""
+    rng = np.random.default_rng(5)
+    shape = (300, 257)
+    assert np.prod(shape) >= PARALLEL_MIN_WORK
+    x = (rng.standard_normal(shape) * 30).astype(F32)
+    x[7] += 1000
+    out = KIT.out(shape, F32, out_layout)
+    CPU.log_softmax(KIT.view(x, "permuted"), out)
+    wide = x.astype(F64)
+    shifted = wide - wide.max(axis=1, keepdims=True)
+    expected = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    assert_close(KIT.values(out), expected.astype(F32))
+    KIT.assert_gaps_untouched(out)

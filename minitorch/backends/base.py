@@ -85,6 +85,16 @@ class Backend(Protocol):
         (:func:`~minitorch.dispatch.scatter_add_op`).
         """
 
+    # ---- fused ops: one call for a formula the primitives above also compute ----
+
+    def log_softmax(self, a: TensorData, out: TensorData) -> None:
+        r"""``out = a - m - log(sum(exp(a - m)))`` along the rows of the 2-D floating ``a``, ``m`` each row's max.
+
+        :math:`\log \mathrm{softmax}`, the first half of cross-entropy. ``out`` has ``a``'s
+        shape and dtype. :func:`log_softmax_by_primitives` computes it from the primitives;
+        a backend may run it in one pass over each row instead (the CPU's kernel).
+        """
+
 
 def check_reduce_shapes(a: TensorData, dim: int, out: TensorData) -> None:
     """Raise if ``out`` is not ``a``'s shape with ``dim`` reduced to 1 (a caller bug)."""
@@ -97,3 +107,27 @@ def reduce_has_work(a: TensorData, dim: int, out: TensorData) -> bool:
     """:func:`check_reduce_shapes`, then whether ``out`` has any element to compute."""
     check_reduce_shapes(a, dim, out)
     return out.size > 0
+
+
+def log_softmax_by_primitives(backend: Backend, a: TensorData, out: TensorData) -> None:
+    """:meth:`Backend.log_softmax` as five primitive calls, with temporaries in ``backend``'s memory.
+
+    A row's max and its ``log(sum(exp(a - max)))`` are columns of shape ``(rows, 1)``, which
+    the primitives broadcast along the rows.
+    """
+    rows, width = a.shape
+    if out.size == 0:
+        return
+    dtype = out.dtype
+
+    def fresh(shape: Shape) -> TensorData:
+        return TensorData(backend.empty(rows * shape[1], dtype), shape)
+
+    column = fresh((rows, 1))
+    backend.reduce("max", a, 1, column)
+    backend.zip("sub", a, column, out)  # out: the shifted rows
+    exps = fresh((rows, width))
+    backend.map("exp", out, exps)
+    backend.reduce("sum", exps, 1, column)
+    backend.map("log", column, column)
+    backend.zip("sub", out, column, out)

@@ -389,6 +389,25 @@ class CpuBackend:
             return _blas_matmul(a, b, out)
         numba_matmul(a, b, out)
 
+    # ---- fused ops ----
+
+    def log_softmax(self, a: TensorData, out: TensorData) -> None:
+        """One pass per row by the kernel of :mod:`.cpu_log_softmax`, on contiguous copies where the views are not."""
+        if out.size == 0:
+            return
+        if a.storage.dtype == _HALF or out.storage.dtype == _HALF:
+            return _through_float32(self.log_softmax, a, out)
+        from . import cpu_log_softmax
+
+        rows, width = out.shape
+        source = a.buffer if a.is_contiguous() else np.ascontiguousarray(a.numpy_view()).reshape(-1)
+        target = out if out.is_contiguous() else TensorData(np.empty(out.size, out.storage.dtype), out.shape)
+        kernel = (cpu_log_softmax.log_softmax_kernel if kernels.threaded(out.size)
+                  else cpu_log_softmax.log_softmax_kernel_serial)
+        kernel(target.buffer, source, rows, width)
+        if target is not out:
+            _cast(target, out)
+
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 
     def accumulate(self, src: TensorData, out: TensorData) -> None:

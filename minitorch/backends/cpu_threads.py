@@ -74,6 +74,10 @@ class SerialisedCpuBackend(CpuBackend):
         with self._launch_lock:
             super().scatter_add(src, dim, index, out)
 
+    def log_softmax(self, a: TensorData, out: TensorData) -> None:
+        with self._launch_lock:
+            super().log_softmax(a, out)
+
 
 def cpu_backend() -> CpuBackend:
     """The cpu backend for this process: serialised where Numba's layer is not thread-safe."""

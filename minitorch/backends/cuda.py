@@ -32,7 +32,7 @@ from .. import dtypes
 from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
 from . import opcodes
-from .base import reduce_has_work
+from .base import log_softmax_by_primitives, reduce_has_work
 from .opcodes import code_of
 
 #: threads per block of the elementwise kernels
@@ -308,3 +308,8 @@ class CudaBackend:
             )
 
         self._adding_into(out, add)
+
+    # ---- fused ops ----
+
+    def log_softmax(self, a: TensorData, out: TensorData) -> None:
+        log_softmax_by_primitives(self, a, out)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, broadcast_index, index_to_position, to_index
 from . import opcodes
-from .base import check_reduce_shapes
+from .base import check_reduce_shapes, log_softmax_by_primitives
 from .opcodes import code_of
 
 
@@ -165,3 +165,8 @@ class SimpleBackend:
             pos = index_to_position(out_index, out.strides)
             value = _python_value(src_buf[index_to_position(src_index, src.strides)])
             out_buf[pos] = _python_value(out_buf[pos]) + value
+
+    # ---- fused ops ----
+
+    def log_softmax(self, a: TensorData, out: TensorData) -> None:
+        log_softmax_by_primitives(self, a, out)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..autograd.function import Context, Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import empty, gather_op, map_op, scatter_add_op
 from ..index_checks import INDEX_DTYPES, first_out_of_range, nonempty_shape
 from ..shapes import normalize_dim
@@ -38,7 +39,9 @@ class Gather(Function):
         (index,) = ctx.saved_tensors
         zeros = empty(ctx.input_shape, grad.dtype, grad.device)
         zeros._raw_fill(0)
-        return ScatterAdd.apply(zeros, ctx.dim, index, grad), None, None
+        if is_grad_enabled():  # create_graph: the scatter is a node of the graph
+            return ScatterAdd.apply(zeros, ctx.dim, index, grad), None, None
+        return scatter_add_op(grad, ctx.dim, index, zeros), None, None  # into the new zeros, no copy
 
 
 class ScatterAdd(Function):

@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.function import Context, Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..device import device
-from ..dispatch import gather_op, map_op, reduce_op, transfer, zip_op
+from ..dispatch import gather_op, log_softmax_op, map_op, reduce_op, scatter_add_op, transfer, zip_op
 from ..tensor import Tensor, _scalar_tensor
 from ..tensor_data import TensorData
 from .activations import Softmax
@@ -26,12 +26,6 @@ def _from_host(array: np.ndarray, on: device) -> Tensor:
     """A tensor on ``on`` holding a new contiguous NumPy ``array``."""
     t = Tensor._make(TensorData(array.reshape(-1), array.shape))
     return t if on.type == "cpu" else transfer(t, on)
-
-
-def _log_softmax_rows(x: Tensor) -> Tensor:
-    r""":math:`x - \max x - \log \sum e^{x - \max x}` along dimension 1 (no graph)."""
-    shifted = zip_op("sub", x, reduce_op("max", x, 1))
-    return zip_op("sub", shifted, map_op("log", reduce_op("sum", map_op("exp", shifted), 1)))
 
 
 class CrossEntropy(Function):
@@ -57,27 +51,31 @@ class CrossEntropy(Function):
                 raise IndexError(f"Target {low if low < 0 else high} is out of bounds.")
         safe = _from_host(safe_values, x.device)
         kept = _from_host(counted.astype(x.dtype.numpy), x.device)  # 1.0 for a counted target
-        log_p = _log_softmax_rows(x)
+        minus_kept = _from_host(-counted.astype(x.dtype.numpy), x.device)  # -1.0 for a counted target, else -0.0
+        log_p = log_softmax_op(x)  # one kernel on the cpu
         picked = zip_op("mul", gather_op(log_p, 1, safe), kept)
-        ctx.save_for_backward(x, log_p, safe, kept)
+        ctx.save_for_backward(x, log_p, safe, kept, minus_kept)
         ctx.reduction = reduction
         if reduction == "none":
             return map_op("neg", picked).view(n)
-        total = map_op("neg", reduce_op("sum", picked, 0)).view(())
+        total = reduce_op("sum", picked, 0).view(())
         if reduction == "sum":
-            return total
+            return map_op("neg", total)
         ctx.count = int(counted.sum())
-        return zip_op("div", total, _scalar_tensor(ctx.count, x.dtype, x.device))
+        # -(total / count), the sign moved into the divisor: the same float, one kernel fewer
+        return zip_op("div", total, _scalar_tensor(-ctx.count, x.dtype, x.device))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
-        x, log_p, safe, kept = ctx.saved_tensors
+        x, log_p, safe, kept, minus_kept = ctx.saved_tensors
         if ctx.reduction == "none":
-            weight = grad.view(-1, 1) * kept
+            per_sample = grad.view(-1, 1)
         elif ctx.reduction == "sum":
-            weight = grad * kept
+            per_sample = grad
         else:
-            weight = grad / max(ctx.count, 1) * kept  # no counted target: no gradient (the loss is nan)
-        # with create_graph the softmax is taken again, as a differentiable function of x
-        probabilities = Softmax.apply(x, 1) if is_grad_enabled() else log_p.exp()
-        return ScatterAdd.apply(probabilities * weight, 1, safe, -weight), None, None, None
+            per_sample = grad / max(ctx.count, 1)  # no counted target: no gradient (the loss is nan)
+        weight = per_sample * kept
+        if is_grad_enabled():  # create_graph: the softmax is taken again, as a differentiable function of x
+            return ScatterAdd.apply(Softmax.apply(x, 1) * weight, 1, safe, per_sample * minus_kept), None, None, None
+        # no graph: the product is a new tensor nothing else holds, so -weight lands in it in place
+        return scatter_add_op(per_sample * minus_kept, 1, safe, log_p.exp() * weight), None, None, None

@@ -1,0 +1,60 @@
+r"""Log-softmax along the rows of a matrix in one kernel: the CPU's :meth:`~.base.Backend.log_softmax`.
+
+.. math:: y_j = (x_j - m) - \log \sum_k e^{x_k - m}, \qquad m = \max_k x_k
+
+Written with the primitives, this is five kernels and two temporaries: the max, the shifted
+rows, their exponentials, the sum and its log, and the difference. Here each row is read
+three times while it is still in cache, and nothing but ``out`` is written. The arithmetic is
+the primitives', step for step, but for the log: the max of the ``reduce`` kernels, each
+shifted value in the row's dtype, the exponentials of :mod:`.opcodes` (the vectorised float32
+ones of :mod:`.vector_math`), their sum accumulated in float64, and its log taken in float64
+before it is rounded (the primitives round the sum first). A row holding NaN gives NaN, and one
+of ``-inf`` alone gives NaN, as in PyTorch.
+
+It also keeps a first training step short: cross-entropy no longer compiles ``max``, ``sub``
+and ``log`` kernels of its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from . import kernel_cache
+from .cpu_kernels import REDUCE_OPTIONS, prange_only, reduce_step, serial_twin, unary_into
+# the op codes as plain names: Numba types a global name as a compile-time constant, so only
+# each op's own branch of the op table compiles (an attribute of the module would be an int64)
+from .opcodes import EXP, LOG, MAX
+
+# cached under a digest of this file's source and of the scalar bodies (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
+
+
+@njit(inline="always", **REDUCE_OPTIONS)
+def log_softmax_row(out: np.ndarray, a: np.ndarray, start: int, width: int, log_total: np.ndarray) -> None:
+    """Row ``a[start : start + width]`` into the same places of ``out`` (``log_total``: one scratch element)."""
+    row, result = a[start : start + width], out[start : start + width]
+    top = row[0]
+    for j in range(1, width):
+        top = reduce_step(MAX, top, row[j])
+    for j in range(width):
+        unary_into(EXP, row[j] - top, result, j)
+    total = 0.0
+    for j in range(width):
+        total += result[j]
+    unary_into(LOG, total, log_total, 0)
+    shift = log_total[0]
+    for j in range(width):
+        result[j] = (row[j] - top) - shift
+
+
+@njit(parallel=prange_only(), **REDUCE_OPTIONS)
+def log_softmax_kernel(out: np.ndarray, a: np.ndarray, rows: int, width: int) -> None:
+    """Every row of the contiguous ``(rows, width)`` matrix ``a`` into ``out`` (``width >= 1``)."""
+    for r in prange(rows):
+        log_total = np.empty(1, out.dtype)
+        log_softmax_row(out, a, np.int64(r) * width, width, log_total)
+
+
+#: :func:`log_softmax_kernel` without threads, for small matrices (see :func:`.cpu_kernels.serial_twin`)
+log_softmax_kernel_serial = serial_twin(log_softmax_kernel, **REDUCE_OPTIONS)
