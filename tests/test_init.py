@@ -46,6 +46,21 @@ def test_fan_in_and_fan_out_match_torch(torch_ref: Any, shape: tuple[int, ...]) 
     assert ours == torch_ref.nn.init._calculate_fan_in_and_fan_out(torch_ref.empty(shape))
 
 
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.init.uniform_(lib.empty(2, 3), 1.0, 0.0),  # from > to
+    lambda lib: lib.nn.init.normal_(lib.empty(2, 3), 0.0, -1.0),  # a negative std
+    lambda lib: lib.nn.init.uniform_(lib.empty(2, 3, dtype=lib.int64)),  # integers
+    lambda lib: lib.nn.init.normal_(lib.empty(2, 3, dtype=lib.int64)),
+], ids=["uniform-reversed", "normal-negative-std", "uniform-int", "normal-int"])
+def test_uniform_and_normal_refuse_what_torch_refuses(torch_ref: Any, call: Any) -> None:
+    """The two are the tensor methods without the graph, so they raise the methods' errors, PyTorch's words."""
+    with pytest.raises(Exception) as reference:
+        call(torch_ref)
+    with pytest.raises(type(reference.value)) as mine:
+        call(minitorch)
+    assert str(mine.value) == str(reference.value)
+
+
 @pytest.mark.task("4.6")
 def test_fan_errors_match_torch(torch_ref: Any) -> None:
     for ours, theirs in [
