@@ -26,6 +26,12 @@ os.environ.setdefault("NUMBA_NUM_THREADS", str(THREADS))
 # Idle OpenMP threads sleep instead of spinning, so one library's idle pool does not steal
 # the cores the next interleaved measurement needs (minitorch's cpu backend sets the same).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OpenBLAS's own threads (NumPy's matmul) spin too: by default an idle one sleeps after 2**28
+# cycles (about 0.1 s), which outlasts the matmul cases' pause before each batch and takes a core
+# from whichever library is timed next (a 1024 float32 matmul by the Numba kernel: 26-28 ms in the
+# bench, 18 ms alone). 2**22 cycles (a millisecond or two) still keeps them awake between NumPy's
+# own back-to-back calls; 2**4, the least, made NumPy's 128-512 products up to 2x slower.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "22")
 
 import argparse  # noqa: E402 - the environment above must be set first
 import json  # noqa: E402
@@ -101,7 +107,8 @@ def header(torch: Optional[ModuleType], settings: harness.Settings) -> list[str]
         f"NumPy {np.__version__} (OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']})",
         torch_text,
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}; load average at start {LOAD_AT_START:.2f} "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}, "
+        f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT')}; load average at start {LOAD_AT_START:.2f} "
         "(figures are only clean on an otherwise idle machine)",
         f"medians of {settings.min_repeats}-{settings.repeats} interleaved repetitions (batches of "
         f">= {settings.min_batch_s * 1e3:.0f} ms), {settings.process_repeats} for fresh processes; "
