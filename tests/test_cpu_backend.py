@@ -9,6 +9,9 @@ simulator. The blocking of the matmul kernel itself is tested in ``test_cpu_matm
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -167,3 +170,37 @@ def test_log_softmax_of_large_rows_takes_the_parallel_path(out_layout: str) -> N
     expected = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     assert_close(KIT.values(out), expected.astype(F32))
     KIT.assert_gaps_untouched(out)
+
+
+#: the functions compiled without a Python entry point (``kernel_only``), by module
+KERNEL_ONLY_MODULES = ("cpu_kernels", "cpu_matmul", "cpu_index_kernels")
+#: calls each kernel-only function from Python; Numba's own call would jump into code that was never compiled
+CALL_EACH_KERNEL_ONLY = """
+import importlib
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+from minitorch.backends.cpu_kernels import KernelOnlyDispatcher
+for module_name in {modules!r}:
+    module = importlib.import_module("minitorch.backends." + module_name)
+    for name, value in sorted(vars(module).items()):
+        if isinstance(value, Dispatcher) and value.targetoptions.get("no_cpython_wrapper"):
+            assert isinstance(value, KernelOnlyDispatcher), name
+            try:
+                value(np.zeros(3, np.int64))
+            except TypeError as error:
+                print(name, "refused:", error)
+"""
+
+
+def test_kernel_only_functions_refuse_a_call_from_python() -> None:
+    """Each function compiled without a Python entry point raises TypeError when Python calls it.
+
+    In a child process: were one left unguarded, the call would kill the interpreter.
+    """
+    script = CALL_EACH_KERNEL_ONLY.format(modules=KERNEL_ONLY_MODULES)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused = {line.split()[0] for line in done.stdout.splitlines()}
+    assert {"map_run", "zip_run", "reduce_run", "reduce_rows", "count", "matmul_task", "gather_rows",
+            "accumulate_rows"} <= refused
+    assert "only inside other kernels" in done.stdout

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..tensor_data import TensorData, expand_strides
-from .cpu_kernels import INTERNAL_OPTIONS, KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, prange_only, serial_twin, start_position, threaded
+from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, kernel_only, prange_only, serial_twin, start_position, threaded
 
 _NATIVE_KINDS = "fiu"  # dtype kinds the kernels compile for (float16 is excluded below)
 
@@ -30,7 +30,7 @@ _NATIVE_KINDS = "fiu"  # dtype kinds the kernels compile for (float16 is exclude
 # ---- kernels ----
 
 
-@njit(**KERNEL_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**KERNEL_OPTIONS)
 def accumulate_rows(
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
     src: np.ndarray, src_strides: np.ndarray, first: int, stop: int,
@@ -66,7 +66,7 @@ def accumulate_kernel(
         accumulate_rows(out, shape, out_strides, src, src_strides, 0, rows)
 
 
-@njit(**KERNEL_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**KERNEL_OPTIONS)
 def gather_rows(
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
     a: np.ndarray, a_walk: np.ndarray, a_dim_stride: int,

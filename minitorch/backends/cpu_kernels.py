@@ -81,6 +81,7 @@ from typing import Any, Callable
 import numpy as np
 from numba import njit, prange, types
 from numba.core.dispatcher import Dispatcher
+from numba.core.registry import CPUDispatcher
 from numba.extending import overload
 
 from . import kernel_cache, op_branches, opcodes, vector_math
@@ -105,6 +106,30 @@ REDUCE_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"reassoc"}}
 # for a function that only other kernels call: Numba then generates no wrapper to call it from
 # Python (unboxing each argument) or as a C callback, about a tenth of its compile time
 INTERNAL_OPTIONS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
+class KernelOnlyDispatcher(CPUDispatcher):
+    """A function compiled with :data:`INTERNAL_OPTIONS`, which only other kernels may call.
+
+    Numba still lets Python call it, and then jumps to the wrapper that was never compiled:
+    the interpreter dies. Called from Python, this one raises instead.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{self.py_func.__name__} runs only inside other kernels: it is compiled without a Python entry point"
+        )
+
+
+def kernel_only(**options: Any) -> Callable[[Callable[..., Any]], Dispatcher]:
+    """``@njit(**options)`` for a function only kernels call: no wrappers, and no call from Python."""
+
+    def decorate(function: Callable[..., Any]) -> Dispatcher:
+        dispatcher = njit(**options, **INTERNAL_OPTIONS)(function)
+        dispatcher.__class__ = KernelOnlyDispatcher  # the same object, only its Python call refused
+        return dispatcher
+
+    return decorate
 
 
 def prange_only() -> dict[str, bool]:
@@ -208,7 +233,7 @@ unary_into, binary_into, reduce_step, is_better = (
 # ---- segments: one op along n elements, each operand with its own start and step ----
 
 
-@njit(**KERNEL_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**KERNEL_OPTIONS)
 def map_run(
     op: int, out: np.ndarray, out_pos: int, out_step: int, a: np.ndarray, a_pos: int, a_step: int, n: int
 ) -> None:
@@ -222,7 +247,7 @@ def map_run(
             unary_into(op, a[a_pos + j * a_step], out, out_pos + j * out_step)
 
 
-@njit(**KERNEL_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**KERNEL_OPTIONS)
 def zip_run(
     op: int,
     out: np.ndarray,
@@ -254,7 +279,7 @@ def zip_run(
             binary_into(op, a[a_pos + j * a_step], b[b_pos + j * b_step], out, out_pos + j * out_step)
 
 
-@njit(**REDUCE_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**REDUCE_OPTIONS)
 def reduce_run(op: int, acc, run: np.ndarray):
     """``acc`` combined in turn with each element of the contiguous ``run``."""
     for r in range(run.size):
@@ -262,7 +287,7 @@ def reduce_run(op: int, acc, run: np.ndarray):
     return acc
 
 
-@njit(**REDUCE_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**REDUCE_OPTIONS)
 def reduce_rows(op: int, acc: np.ndarray, a: np.ndarray, start: int, row_step: int, rows: int) -> None:
     """``acc[j] = op(acc[j], a[start + r * row_step + j])`` for each row ``r`` in turn."""
     for r in range(rows):
@@ -274,7 +299,7 @@ def reduce_rows(op: int, acc: np.ndarray, a: np.ndarray, start: int, row_step: i
 # ---- index helpers ----
 
 
-@njit(**KERNEL_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**KERNEL_OPTIONS)
 def count(shape: np.ndarray, skip: int = -1) -> int:
     """Number of elements of ``shape``, leaving out dimension ``skip`` if given."""
     size = 1

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel_cache
-from .cpu_kernels import INTERNAL_OPTIONS, KERNEL_OPTIONS, count, prange_only, serial_twin
+from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, prange_only, serial_twin
 
 # cached under a digest of this file's source, as the kernels of cpu_kernels (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -90,7 +90,7 @@ def matmul_dot_2x2(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarra
     # END SOLUTION
 
 
-@njit(**MATMUL_OPTIONS, **INTERNAL_OPTIONS)
+@kernel_only(**MATMUL_OPTIONS)
 def matmul_task(
     task: int, rows: int, row_blocks: int, k: int,
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
