@@ -91,7 +91,7 @@ class Backend(Protocol):
         r"""``out = a - m - log(sum(exp(a - m)))`` along the rows of the 2-D floating ``a``, ``m`` each row's max.
 
         :math:`\log \mathrm{softmax}`, the first half of cross-entropy. ``out`` has ``a``'s
-        shape and dtype. :func:`log_softmax_by_primitives` computes it from the primitives;
+        shape and dtype, and shares no memory with it. :func:`log_softmax_by_primitives` computes it from the primitives;
         a backend may run it in one pass over each row instead (the CPU's kernel).
         """
 

@@ -21,16 +21,16 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel_cache
-from .cpu_kernels import REDUCE_OPTIONS, prange_only, reduce_step, serial_twin, unary_into
+from .cpu_kernels import KERNEL_OPTIONS, prange_only, reduce_run, reduce_step, serial_twin, unary_into
 # the op codes as plain names: Numba types a global name as a compile-time constant, so only
 # each op's own branch of the op table compiles (an attribute of the module would be an int64)
-from .opcodes import EXP, LOG, MAX
+from .opcodes import EXP, LOG, MAX, SUM
 
 # cached under a digest of this file's source and of the scalar bodies (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
 
 
-@njit(inline="always", **REDUCE_OPTIONS)
+@njit(inline="always", **KERNEL_OPTIONS)
 def log_softmax_row(out: np.ndarray, a: np.ndarray, start: int, width: int, log_total: np.ndarray) -> None:
     """Row ``a[start : start + width]`` into the same places of ``out`` (``log_total``: one scratch element)."""
     row, result = a[start : start + width], out[start : start + width]
@@ -39,16 +39,16 @@ def log_softmax_row(out: np.ndarray, a: np.ndarray, start: int, width: int, log_
         top = reduce_step(MAX, top, row[j])
     for j in range(width):
         unary_into(EXP, row[j] - top, result, j)
-    total = 0.0
-    for j in range(width):
-        total += result[j]
+    # the reduce kernels' own sum: compiled apart with ``reassoc`` (split over SIMD lanes), while
+    # this function, without it, keeps every other operation in the order written
+    total = reduce_run(SUM, 0.0, result)
     unary_into(LOG, total, log_total, 0)
     shift = log_total[0]
     for j in range(width):
         result[j] = (row[j] - top) - shift
 
 
-@njit(parallel=prange_only(), **REDUCE_OPTIONS)
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
 def log_softmax_kernel(out: np.ndarray, a: np.ndarray, rows: int, width: int) -> None:
     """Every row of the contiguous ``(rows, width)`` matrix ``a`` into ``out`` (``width >= 1``)."""
     for r in prange(rows):
@@ -57,4 +57,4 @@ def log_softmax_kernel(out: np.ndarray, a: np.ndarray, rows: int, width: int) ->
 
 
 #: :func:`log_softmax_kernel` without threads, for small matrices (see :func:`.cpu_kernels.serial_twin`)
-log_softmax_kernel_serial = serial_twin(log_softmax_kernel, **REDUCE_OPTIONS)
+log_softmax_kernel_serial = serial_twin(log_softmax_kernel, **KERNEL_OPTIONS)
