@@ -75,6 +75,14 @@ def assert_close(actual: np.ndarray, expected: np.ndarray, tolerance: dict = TOL
         np.testing.assert_array_equal(actual, expected)
 
 
+def log_softmax_oracle(x: np.ndarray) -> np.ndarray:
+    """Row-wise ``x - m - log(sum(exp(x - m)))`` in float64, ``m`` each row's max, rounded to ``x``'s dtype."""
+    wide = x.astype(np.float64)
+    shifted = wide - wide.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))).astype(x.dtype)
+
+
 def storage_positions(td: TensorData) -> np.ndarray:
     """The storage position of every index of ``td`` (an independent walk of its strides)."""
     positions = np.full(td.shape, td.offset, np.int64)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from backend_views import (
     ALL, BOOL, F16, F32, F64, FLOATS, I32, I64, INTS, LAYOUTS, MATMUL_TOLERANCE, SIGNED, TOLERANCE, U8,
-    Kit, assert_close, cuda_kit, host_kit, sample, storage_positions,
+    Kit, assert_close, cuda_kit, host_kit, log_softmax_oracle, sample, storage_positions,
 )
 from math_oracles import MATH_BINARY_NUMPY, MATH_NUMPY
 from minitorch import dtypes
@@ -779,14 +779,6 @@ def test_scatter_add_with_repeated_targets(kit: Kit, dim: int, dtype: np.dtype) 
 
 
 # ---- fused ops ----
-
-
-def log_softmax_oracle(x: np.ndarray) -> np.ndarray:
-    """Row-wise ``x - m - log(sum(exp(x - m)))`` in float64, ``m`` each row's max, rounded to ``x``'s dtype."""
-    wide = x.astype(F64)
-    top = wide.max(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ((wide - top) - np.log(np.exp(wide - top).sum(axis=1, keepdims=True))).astype(x.dtype)
 
 
 @on_every_backend("fused")

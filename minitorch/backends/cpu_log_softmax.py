@@ -31,8 +31,9 @@ kernel_cache.register(__file__)
 
 
 @njit(inline="always", **KERNEL_OPTIONS)
-def log_softmax_row(out: np.ndarray, a: np.ndarray, start: int, width: int, log_total: np.ndarray) -> None:
-    """Row ``a[start : start + width]`` into the same places of ``out`` (``log_total``: one scratch element)."""
+def log_softmax_row(out: np.ndarray, a: np.ndarray, row_index: int, width: int, log_totals: np.ndarray) -> None:
+    """Row ``row_index`` of ``a`` into the same places of ``out``; ``log_totals[row_index]`` is scratch."""
+    start = row_index * width
     row, result = a[start : start + width], out[start : start + width]
     top = row[0]
     for j in range(1, width):
@@ -42,8 +43,8 @@ def log_softmax_row(out: np.ndarray, a: np.ndarray, start: int, width: int, log_
     # the reduce kernels' own sum: compiled apart with ``reassoc`` (split over SIMD lanes), while
     # this function, without it, keeps every other operation in the order written
     total = reduce_run(SUM, 0.0, result)
-    unary_into(LOG, total, log_total, 0)
-    shift = log_total[0]
+    unary_into(LOG, total, log_totals, row_index)
+    shift = log_totals[row_index]
     for j in range(width):
         result[j] = (row[j] - top) - shift
 
@@ -51,9 +52,9 @@ def log_softmax_row(out: np.ndarray, a: np.ndarray, start: int, width: int, log_
 @njit(parallel=prange_only(), **KERNEL_OPTIONS)
 def log_softmax_kernel(out: np.ndarray, a: np.ndarray, rows: int, width: int) -> None:
     """Every row of the contiguous ``(rows, width)`` matrix ``a`` into ``out`` (``width >= 1``)."""
+    log_totals = np.empty(rows, out.dtype)  # each row's log of its sum, rounded to out's dtype
     for r in prange(rows):
-        log_total = np.empty(1, out.dtype)
-        log_softmax_row(out, a, np.int64(r) * width, width, log_total)
+        log_softmax_row(out, a, np.int64(r), width, log_totals)
 
 
 #: :func:`log_softmax_kernel` without threads, for small matrices (see :func:`.cpu_kernels.serial_twin`)
