@@ -12,7 +12,8 @@ compiles as device functions.
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Optional, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -94,6 +95,58 @@ class Backend(Protocol):
         shape and dtype, and shares no memory with it. :func:`log_softmax_by_primitives` computes it from the primitives;
         a backend may run it in one pass over each row instead (the CPU's kernel).
         """
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """How a 2-D convolution's windows sit on its input, one pair per spatial dimension (height, width).
+
+    ``padding`` is ``((top, bottom), (left, right))`` zeros; ``groups`` splits the input and
+    output channels into that many independent convolutions.
+    """
+
+    stride: tuple[int, int]
+    padding: tuple[tuple[int, int], tuple[int, int]]
+    dilation: tuple[int, int]
+    groups: int
+
+    def output_size(self, height: int, width: int, kernel_height: int, kernel_width: int) -> tuple[int, int]:
+        r"""The number of windows along each dimension: :math:`\lfloor (n + p - d(k - 1) - 1)/s \rfloor + 1`."""
+        sizes = []
+        for size, (before, after), k, step, dilation in zip(
+            (height, width), self.padding, (kernel_height, kernel_width), self.stride, self.dilation
+        ):
+            sizes.append((size + before + after - dilation * (k - 1) - 1) // step + 1)
+        return sizes[0], sizes[1]
+
+
+@runtime_checkable
+class ConvKernels(Protocol):
+    r"""The direct 2-D convolution a backend may offer besides :class:`Backend`'s set (the CPU does).
+
+    .. math:: y[n, o, i, j] = b_o + \sum_{c, u, v} w[o, c, u, v]\, x[n, g C_g + c, i s_h + u d_h - p_t, j s_w + v d_w - p_l]
+
+    where :math:`C_g = C/\text{groups}` and :math:`g = \lfloor o / (O/\text{groups}) \rfloor` is the group of
+    output channel ``o``: it sees the input channels of its own group only. Positions outside the input
+    read zero. The two gradients are the adjoints of this map, one per argument. Where a
+    backend does not have them, a convolution is a window view and one matrix product.
+
+    Shapes: ``x`` ``(N, C, H, W)``, ``w`` ``(O, C/groups, KH, KW)``, ``bias`` ``(O,)`` or
+    ``None``, the output ``(N, O, *geometry.output_size(H, W, KH, KW))``; every operand is
+    float32 or float64 (one dtype for all), any layout; the results are fresh, contiguous and
+    at least one output position exists. The caller (:func:`minitorch.dispatch.conv2d_op`)
+    checks all of it.
+    """
+
+    def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
+               out: TensorData) -> None:
+        """``out = conv2d(x, w) + bias``."""
+
+    def conv2d_input_grad(self, grad: TensorData, w: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+        r"""``out`` (``x``'s shape) :math:`= \partial \langle g, \mathrm{conv2d}(x, w)\rangle / \partial x` for ``grad`` :math:`g`."""
+
+    def conv2d_weight_grad(self, grad: TensorData, x: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+        r"""``out`` (``w``'s shape) :math:`= \partial \langle g, \mathrm{conv2d}(x, w)\rangle / \partial w` for ``grad`` :math:`g`."""
 
 
 def check_reduce_shapes(a: TensorData, dim: int, out: TensorData) -> None:

@@ -37,7 +37,7 @@ Matmul has two paths; ``CpuBackend.matmul`` picks one:
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from . import cpu_matmul
 from . import opcodes
-from .base import reduce_has_work
+from .base import ConvGeometry, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
 from .opcodes import code_of
 
@@ -407,6 +407,24 @@ class CpuBackend:
         kernel(target.buffer, source, rows, width)
         if target is not out:
             _cast(target, out)
+
+    # ---- direct convolution (:class:`~.base.ConvKernels`): kernels in :mod:`.cpu_conv` ----
+
+    def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
+               out: TensorData) -> None:
+        from . import cpu_conv
+
+        cpu_conv.conv2d(x, w, bias, geometry, out)
+
+    def conv2d_input_grad(self, grad: TensorData, w: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+        from . import cpu_conv
+
+        cpu_conv.conv2d_input_grad(grad, w, geometry, out)
+
+    def conv2d_weight_grad(self, grad: TensorData, x: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+        from . import cpu_conv
+
+        cpu_conv.conv2d_weight_grad(grad, x, geometry, out)
 
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 

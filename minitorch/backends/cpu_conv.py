@@ -1,0 +1,338 @@
+r"""Direct 2-D convolution on the CPU: the :class:`~.base.ConvKernels` of the cpu backend.
+
+The course builds a convolution from a window view and one matrix product (task 5.3): it
+copies the input :math:`K_h K_w` times over into columns, multiplies, and in the backward
+adds the columns' gradient back onto the input. Here three kernels compute the same sums
+without the columns.
+
+**One long run per kernel position.** The input is padded once, into a contiguous buffer
+of planes :math:`H_p \times W_p`. For stride 1 the output is computed on a grid as wide as
+the padded input: output ``(i, j)`` lands at ``i * W_p + j``. Then for a kernel position
+``(u, v)`` the input it reads sits at that place plus one fixed offset
+``u * d_h * W_p + v * d_w``, so the whole plane's update is one contiguous run,
+
+.. math:: \mathrm{acc}[t] \mathrel{+}= w[o, c, u, v]\; x_p[c, t + u d_h W_p + v d_w], \qquad 0 \le t < (H_o - 1) W_p + W_o,
+
+which LLVM vectorises, instead of :math:`H_o` short rows of :math:`W_o`. The last
+:math:`W_p - W_o` places of each wide row are never copied out (they hold sums across the
+row's end). A strided convolution runs row by row instead, and reads every ``s_w``-th value.
+
+The gradients are the same runs read the other way:
+
+- the input's, :math:`\partial x_p[c, t + \mathrm{off}] \mathrel{+}= w\, g[o, t]`, one padded plane per
+  ``(n, c)`` (so threads never write the same element), then cropped;
+- the weight's, :math:`\partial w[o, c, u, v] = \sum_n g[n, o, \cdot] \cdot x_p[n, c, \cdot + \mathrm{off}]`, a
+  dot product per sample, in float64 across samples.
+
+Both read the output gradient on the wide grid, with zeros in the places that are not
+outputs, so that those places add nothing.
+
+Every kernel takes flat contiguous arrays and the geometry as one int64 array (see
+:func:`_layout`); the Python functions at the bottom make them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..tensor_data import TensorData
+from .base import ConvGeometry
+from .cpu_kernels import KERNEL_OPTIONS, REDUCE_OPTIONS, kernel_only, prange_only
+
+# positions in the int64 geometry array the kernels take
+(BATCH, CHANNELS, OUT_CHANNELS, GROUPS, KERNEL_H, KERNEL_W, STRIDE_H, STRIDE_W, DILATION_H, DILATION_W,
+ PADDED_H, PADDED_W, OUT_H, OUT_W, PITCH, ROWS, RUN) = range(17)
+
+
+#: how many taps (or output channels) one pass over a run takes at once: each element of the
+#: run it writes is then loaded and stored once per four multiply-adds, not once per one
+BLOCK = 4
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def four_runs(a: np.ndarray, start: int, spacing: int, available: int, count: int) -> tuple:
+    """``a[start + t * spacing :][:count]`` for ``t < 4``; those at ``t >= available`` repeat the last one."""
+    last = available - 1
+    return (
+        a[start : start + count],
+        a[start + min(1, last) * spacing : start + min(1, last) * spacing + count],
+        a[start + min(2, last) * spacing : start + min(2, last) * spacing + count],
+        a[start + min(3, last) * spacing : start + min(3, last) * spacing + count],
+    )
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def four_values(a: np.ndarray, start: int, spacing: int, available: int) -> tuple:
+    """``a[start + t * spacing]`` for ``t < 4``; those at ``t >= available`` repeat the last one."""
+    last = available - 1
+    return a[start], a[start + min(1, last) * spacing], a[start + min(2, last) * spacing], a[start + min(3, last) * spacing]
+
+
+@kernel_only(**KERNEL_OPTIONS)
+def multiply_add_runs(target: np.ndarray, sources: tuple, weights: tuple, taps: int, count: int) -> None:
+    """``target[j] += sum(weights[t] * sources[t][j] for t < taps)`` for ``j < count`` (``taps`` from 1 to 4)."""
+    s0, s1, s2, s3 = sources
+    w0, w1, w2, w3 = weights
+    if taps == 4:
+        for j in range(count):
+            target[j] += (w0 * s0[j] + w1 * s1[j]) + (w2 * s2[j] + w3 * s3[j])
+    elif taps == 3:
+        for j in range(count):
+            target[j] += (w0 * s0[j] + w1 * s1[j]) + w2 * s2[j]
+    elif taps == 2:
+        for j in range(count):
+            target[j] += w0 * s0[j] + w1 * s1[j]
+    else:
+        for j in range(count):
+            target[j] += w0 * s0[j]
+
+
+@kernel_only(**REDUCE_OPTIONS)
+def dot_runs(a: np.ndarray, sources: tuple, taps: int, count: int) -> tuple:
+    """``sum(a[j] * sources[t][j] for j < count)`` for ``t < 4`` in ``a``'s dtype, the order free (SIMD lanes);
+    only the first ``taps`` are computed, the others are 0."""
+    s0, s1, s2, s3 = sources
+    t0 = t1 = t2 = t3 = a.dtype.type(0)
+    if taps == 4:
+        for j in range(count):
+            t0 += a[j] * s0[j]
+            t1 += a[j] * s1[j]
+            t2 += a[j] * s2[j]
+            t3 += a[j] * s3[j]
+    elif taps == 3:
+        for j in range(count):
+            t0 += a[j] * s0[j]
+            t1 += a[j] * s1[j]
+            t2 += a[j] * s2[j]
+    elif taps == 2:
+        for j in range(count):
+            t0 += a[j] * s0[j]
+            t1 += a[j] * s1[j]
+    else:
+        for j in range(count):
+            t0 += a[j] * s0[j]
+    return t0, t1, t2, t3
+
+
+@kernel_only(**REDUCE_OPTIONS)
+def strided_dot_run(a: np.ndarray, b: np.ndarray, step: int) -> float:
+    """``sum(a[j] * b[j * step])`` over ``a`` in ``a``'s dtype, the order free."""
+    total = a.dtype.type(0)
+    for j in range(a.size):
+        total += a[j] * b[j * step]
+    return total
+
+
+@kernel_only(**KERNEL_OPTIONS)
+def strided_multiply_add_run(target: np.ndarray, scale: float, source: np.ndarray, count: int, target_step: int,
+                             source_step: int) -> None:
+    """``target[j * target_step] += scale * source[j * source_step]`` for ``j < count``."""
+    for j in range(count):
+        target[j * target_step] += scale * source[j * source_step]
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def forward_kernel(out: np.ndarray, x: np.ndarray, w: np.ndarray, bias: np.ndarray, geometry: np.ndarray) -> None:
+    """``out`` ``(N, O, H_o, W_o)`` from the padded ``x`` ``(N, C, H_p, W_p)``, ``w`` and ``bias`` ``(O,)``."""
+    batch, channels, out_channels = geometry[BATCH], geometry[CHANNELS], geometry[OUT_CHANNELS]
+    group_channels, group_outputs = channels // geometry[GROUPS], out_channels // geometry[GROUPS]
+    kernel_h, kernel_w, dilation_w = geometry[KERNEL_H], geometry[KERNEL_W], geometry[DILATION_W]
+    padded_w, plane = geometry[PADDED_W], geometry[PADDED_H] * geometry[PADDED_W]
+    out_h, out_w, pitch, rows, run = geometry[OUT_H], geometry[OUT_W], geometry[PITCH], geometry[ROWS], geometry[RUN]
+    row_step, step = geometry[STRIDE_H] * padded_w, geometry[STRIDE_W]
+    span = (out_h - 1) * pitch + out_w
+    for task in prange(batch * out_channels):
+        n, o = task // out_channels, task % out_channels
+        first_channel = (o // group_outputs) * group_channels
+        acc = np.full(span, bias[o], out.dtype)
+        for c in range(group_channels):
+            x_plane = (n * channels + first_channel + c) * plane
+            for u in range(kernel_h):
+                weights_at = ((o * group_channels + c) * kernel_h + u) * kernel_w
+                row_start = x_plane + u * geometry[DILATION_H] * padded_w
+                for r in range(rows):
+                    first, target = row_start + r * row_step, acc[r * pitch : r * pitch + run]
+                    if step == 1:
+                        for v in range(0, kernel_w, BLOCK):
+                            taps = min(BLOCK, kernel_w - v)
+                            multiply_add_runs(target, four_runs(x, first + v * dilation_w, dilation_w, taps, run),
+                                              four_values(w, weights_at + v, 1, taps), taps, run)
+                    else:
+                        for v in range(kernel_w):
+                            start = first + v * dilation_w
+                            strided_multiply_add_run(target, w[weights_at + v], x[start : start + (run - 1) * step + 1],
+                                                     run, 1, step)
+        target = task * out_h * out_w
+        for i in range(out_h):
+            out[target + i * out_w : target + (i + 1) * out_w] = acc[i * pitch : i * pitch + out_w]
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def input_grad_kernel(grad_x: np.ndarray, grad: np.ndarray, w: np.ndarray, geometry: np.ndarray) -> None:
+    """The padded input's gradient ``(N, C, H_p, W_p)`` from ``grad`` on the output grid of pitch ``PITCH``."""
+    batch, channels, out_channels = geometry[BATCH], geometry[CHANNELS], geometry[OUT_CHANNELS]
+    group_channels, group_outputs = channels // geometry[GROUPS], out_channels // geometry[GROUPS]
+    kernel_h, kernel_w = geometry[KERNEL_H], geometry[KERNEL_W]
+    taps_per_weight = group_channels * kernel_h * kernel_w  # from one output channel's weights to the next
+    padded_w, plane = geometry[PADDED_W], geometry[PADDED_H] * geometry[PADDED_W]
+    pitch, rows, run = geometry[PITCH], geometry[ROWS], geometry[RUN]
+    row_step, step = geometry[STRIDE_H] * padded_w, geometry[STRIDE_W]
+    span = (geometry[OUT_H] - 1) * pitch + geometry[OUT_W]
+    for task in prange(batch * channels):
+        n, channel = task // channels, task % channels
+        group, c = channel // group_channels, channel % group_channels
+        target_plane = grad_x[task * plane : (task + 1) * plane]
+        target_plane[:] = 0
+        # output channels four at a time: one pass over each run of the input's gradient
+        for o in range(group * group_outputs, (group + 1) * group_outputs, BLOCK):
+            block = min(BLOCK, (group + 1) * group_outputs - o)
+            grad_plane = (n * out_channels + o) * span
+            for u in range(kernel_h):
+                for v in range(kernel_w):
+                    weights_at = ((o * group_channels + c) * kernel_h + u) * kernel_w + v
+                    start = u * geometry[DILATION_H] * padded_w + v * geometry[DILATION_W]
+                    for r in range(rows):
+                        first = start + r * row_step
+                        if step == 1:
+                            multiply_add_runs(target_plane[first : first + run],
+                                              four_runs(grad, grad_plane + r * pitch, span, block, run),
+                                              four_values(w, weights_at, taps_per_weight, block), block, run)
+                        else:
+                            for t in range(block):
+                                source = grad_plane + t * span + r * pitch
+                                strided_multiply_add_run(target_plane[first : first + (run - 1) * step + 1],
+                                                         w[weights_at + t * taps_per_weight],
+                                                         grad[source : source + run], run, step, 1)
+
+
+@njit(parallel=prange_only(), **REDUCE_OPTIONS)
+def weight_grad_kernel(grad_w: np.ndarray, grad: np.ndarray, x: np.ndarray, geometry: np.ndarray) -> None:
+    """The weight's gradient ``(O, C/groups, K_h, K_w)`` from ``grad`` on the output grid and the padded ``x``.
+
+    Compiled with ``reassoc``: everything here is a sum.
+    """
+    batch, channels, out_channels = geometry[BATCH], geometry[CHANNELS], geometry[OUT_CHANNELS]
+    group_channels, group_outputs = channels // geometry[GROUPS], out_channels // geometry[GROUPS]
+    kernel_h, kernel_w, dilation_w = geometry[KERNEL_H], geometry[KERNEL_W], geometry[DILATION_W]
+    padded_w, plane = geometry[PADDED_W], geometry[PADDED_H] * geometry[PADDED_W]
+    pitch, rows, run = geometry[PITCH], geometry[ROWS], geometry[RUN]
+    row_step, step = geometry[STRIDE_H] * padded_w, geometry[STRIDE_W]
+    span = (geometry[OUT_H] - 1) * pitch + geometry[OUT_W]
+    taps_per_channel = kernel_h * kernel_w
+    for task in prange(out_channels * group_channels):
+        o, c = task // group_channels, task % group_channels
+        channel = (o // group_outputs) * group_channels + c
+        totals = np.zeros(taps_per_channel)  # float64 across samples and rows
+        # sample by sample: its gradient plane and input plane stay in cache for every tap
+        for n in range(batch):
+            grad_plane = (n * out_channels + o) * span
+            x_plane = (n * channels + channel) * plane
+            for u in range(kernel_h):
+                row_start = x_plane + u * geometry[DILATION_H] * padded_w
+                for r in range(rows):
+                    first, source = row_start + r * row_step, grad[grad_plane + r * pitch : grad_plane + r * pitch + run]
+                    if step == 1:
+                        for v in range(0, kernel_w, BLOCK):
+                            taps = min(BLOCK, kernel_w - v)
+                            sums = dot_runs(source, four_runs(x, first + v * dilation_w, dilation_w, taps, run), taps, run)
+                            for t in range(taps):
+                                totals[u * kernel_w + v + t] += sums[t]
+                    else:
+                        for v in range(kernel_w):
+                            start = first + v * dilation_w
+                            totals[u * kernel_w + v] += strided_dot_run(source, x[start : start + (run - 1) * step + 1], step)
+        grad_w[task * taps_per_channel : (task + 1) * taps_per_channel] = totals
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def widen_kernel(wide: np.ndarray, grad: np.ndarray, pitch: int) -> None:
+    """Each ``(H_o, W_o)`` plane of the 4-d ``grad`` (any strides) onto rows ``pitch`` apart, zeros between them."""
+    batch, out_channels, out_h, out_w = grad.shape
+    span = (out_h - 1) * pitch + out_w
+    for p in prange(batch * out_channels):
+        n, o = p // out_channels, p % out_channels
+        target = wide[p * span : (p + 1) * span]
+        for i in range(out_h):
+            row = target[i * pitch : i * pitch + min(pitch, span - i * pitch)]
+            for j in range(out_w):
+                row[j] = grad[n, o, i, j]
+            row[out_w:] = 0
+
+
+# ---- the backend's three methods ----
+
+
+def _layout(x_shape: tuple[int, ...], w_shape: tuple[int, ...], geometry: ConvGeometry) -> np.ndarray:
+    """The geometry array the kernels read (see the names at the top of this file).
+
+    ``PITCH`` is the distance between output rows in the kernels' accumulators and output
+    gradients; ``ROWS`` runs of ``RUN`` elements cover a plane: one run as wide as the
+    padded plane for stride 1, else one per output row.
+    """
+    batch, channels, height, width = x_shape
+    out_channels, _, kernel_h, kernel_w = w_shape
+    (top, bottom), (left, right) = geometry.padding
+    out_h, out_w = geometry.output_size(height, width, kernel_h, kernel_w)
+    padded_w = width + left + right
+    if geometry.stride == (1, 1):
+        pitch, rows, run = padded_w, 1, (out_h - 1) * padded_w + out_w
+    else:
+        pitch, rows, run = out_w, out_h, out_w
+    return np.array([
+        batch, channels, out_channels, geometry.groups, kernel_h, kernel_w, *geometry.stride, *geometry.dilation,
+        height + top + bottom, padded_w, out_h, out_w, pitch, rows, run,
+    ], np.int64)
+
+
+def _contiguous(a: TensorData) -> np.ndarray:
+    """``a``'s values as a flat contiguous array (its own buffer where it already is one)."""
+    return a.buffer if a.is_contiguous() else np.ascontiguousarray(a.numpy_view()).reshape(-1)
+
+
+def _padded(x: TensorData, geometry: ConvGeometry) -> np.ndarray:
+    """``x`` as a flat contiguous ``(N, C, H_p, W_p)`` buffer with the zeros of ``geometry.padding`` around each plane."""
+    (top, bottom), (left, right) = geometry.padding
+    if not (top or bottom or left or right):
+        return _contiguous(x)
+    batch, channels, height, width = x.shape
+    padded = np.zeros((batch, channels, height + top + bottom, width + left + right), x.storage.dtype)
+    padded[:, :, top : top + height, left : left + width] = x.numpy_view()
+    return padded.reshape(-1)
+
+
+def _on_grid(grad: TensorData, layout: np.ndarray) -> np.ndarray:
+    """The output gradient as the kernels read it: contiguous rows ``PITCH`` apart, zeros between them."""
+    pitch, out_h, out_w = int(layout[PITCH]), int(layout[OUT_H]), int(layout[OUT_W])
+    if pitch == out_w and grad.is_contiguous():
+        return grad.buffer
+    planes = int(layout[BATCH] * layout[OUT_CHANNELS])
+    wide = np.empty(planes * ((out_h - 1) * pitch + out_w), grad.storage.dtype)
+    widen_kernel(wide, grad.numpy_view(), pitch)
+    return wide
+
+
+def conv2d(x: TensorData, w: TensorData, bias: TensorData | None, geometry: ConvGeometry, out: TensorData) -> None:
+    """:meth:`~.base.ConvKernels.conv2d` (``out`` fresh and contiguous)."""
+    layout = _layout(x.shape, w.shape, geometry)
+    bias_values = np.zeros(w.shape[0], out.storage.dtype) if bias is None else _contiguous(bias)
+    forward_kernel(out.buffer, _padded(x, geometry), _contiguous(w), bias_values, layout)
+
+
+def conv2d_input_grad(grad: TensorData, w: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+    """:meth:`~.base.ConvKernels.conv2d_input_grad` into the fresh contiguous ``out`` (``x``'s shape)."""
+    layout = _layout(out.shape, w.shape, geometry)
+    (top, bottom), (left, right) = geometry.padding
+    batch, channels, height, width = out.shape
+    if not (top or bottom or left or right):
+        input_grad_kernel(out.buffer, _on_grid(grad, layout), _contiguous(w), layout)
+        return
+    padded = np.empty((batch, channels, int(layout[PADDED_H]), int(layout[PADDED_W])), out.storage.dtype)
+    input_grad_kernel(padded.reshape(-1), _on_grid(grad, layout), _contiguous(w), layout)
+    out.numpy_view()[...] = padded[:, :, top : top + height, left : left + width]
+
+
+def conv2d_weight_grad(grad: TensorData, x: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+    """:meth:`~.base.ConvKernels.conv2d_weight_grad` into the fresh contiguous ``out`` (``w``'s shape)."""
+    layout = _layout(x.shape, out.shape, geometry)
+    weight_grad_kernel(out.buffer, _on_grid(grad, layout), _padded(x, geometry), layout)

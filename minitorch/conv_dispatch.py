@@ -1,0 +1,126 @@
+"""Raw direct convolution: check the shapes, allocate the result, run the backend's :class:`~.backends.base.ConvKernels`.
+
+The dispatch layer of :mod:`minitorch.ops.conv` (no graph recorded), as :mod:`.dispatch` is
+for the other ops. A 1-D convolution comes as 3-D tensors and runs as a 2-D one of height 1.
+
+The kernels index without bounds checks, so every shape is checked here, whoever calls;
+:func:`minitorch.nn.functional.conv2d` has raised PyTorch's errors for a user's mistakes
+before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from . import dtypes
+from .backends.base import ConvGeometry, ConvKernels
+from .dispatch import _result, backend_of, check_same_device
+from .tensor_data import TensorData
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+#: the dtypes the direct kernels compute in
+DIRECT_DTYPES = (dtypes.float32, dtypes.float64)
+
+
+def has_direct_conv(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"]) -> bool:
+    """Whether :func:`conv2d_op` runs for these operands: their device's backend convolves
+    directly, and they are all float32 or all float64, on one device."""
+    dtype = x._data.dtype
+    operands = (x, weight) if bias is None else (x, weight, bias)
+    return (
+        dtype in DIRECT_DTYPES
+        and all(t._data.dtype is dtype and t._device == x._device for t in operands)
+        and isinstance(backend_of(x), ConvKernels)
+    )
+
+
+def _planes(data: TensorData) -> TensorData:
+    """A 3-D ``(N, C, L)`` view as ``(N, C, 1, L)``; any other as it is."""
+    if data.dims != 3:
+        return data
+    n, c, length = data.shape
+    s_n, s_c, s_l = data.strides
+    return TensorData(data.storage, (n, c, 1, length), (s_n, s_c, length * s_l, s_l), data.offset)
+
+
+def check_conv_shapes(x_shape: Sequence[int], w_shape: Sequence[int], geometry: ConvGeometry) -> tuple[int, ...]:
+    """The output shape of a 2-D convolution (as 4-D shapes); ValueError for any shape the kernels cannot take."""
+    if len(x_shape) != 4 or len(w_shape) != 4:
+        raise ValueError(f"conv2d kernels take 4-d input and weight, got {list(x_shape)} and {list(w_shape)}")
+    batch, channels, height, width = x_shape
+    out_channels, group_channels, kernel_h, kernel_w = w_shape
+    groups = geometry.groups
+    pairs = [p for pair in geometry.padding for p in pair]
+    if (groups < 1 or out_channels % groups or group_channels * groups != channels
+            or min(geometry.stride + geometry.dilation) < 1 or min(pairs) < 0 or min(w_shape[1:]) < 1):
+        raise ValueError(f"conv2d kernels: input {list(x_shape)}, weight {list(w_shape)} and {geometry} do not fit")
+    out_h, out_w = geometry.output_size(height, width, kernel_h, kernel_w)
+    if out_h < 1 or out_w < 1:
+        raise ValueError(f"conv2d kernels: kernel {[kernel_h, kernel_w]} with {geometry} leaves no output of "
+                         f"input {list(x_shape)}")
+    return batch, out_channels, out_h, out_w
+
+
+def _check_operands(geometry: ConvGeometry, *operands: "Tensor") -> None:
+    check_same_device(*operands)
+    dtype = operands[0]._data.dtype
+    if dtype not in DIRECT_DTYPES or any(t._data.dtype is not dtype for t in operands):
+        raise ValueError(f"conv2d kernels take float32 or float64 operands of one dtype, got "
+                         f"{[str(t._data.dtype) for t in operands]}")
+    if not isinstance(geometry, ConvGeometry):
+        raise ValueError(f"conv2d kernels take a ConvGeometry, got {geometry!r}")
+
+
+def _fresh(shape: Sequence[int], like: "Tensor", rank: int) -> "Tensor":
+    """A new tensor of ``shape`` (4-d), made ``rank``-d (a 1-D convolution drops the height)."""
+    full = tuple(shape)
+    return _result(full if rank == 4 else full[:2] + full[3:], like._data.dtype, like._device)
+
+
+def conv2d_op(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"], geometry: ConvGeometry) -> "Tensor":
+    """``conv2d(x, weight) + bias`` by the backend's kernels; ``x`` ``(N, C, [H,] W)``, ``weight`` of the same rank."""
+    _check_operands(geometry, x, weight, *(() if bias is None else (bias,)))
+    x_data, w_data = _planes(x._data), _planes(weight._data)
+    out_shape = check_conv_shapes(x_data.shape, w_data.shape, geometry)
+    if bias is not None and bias._data.shape != (out_shape[1],):
+        raise ValueError(f"conv2d kernels: bias of shape {list(bias.shape)} for {out_shape[1]} output channels")
+    out = _fresh(out_shape, x, x.dim())
+    if out._data.size:
+        backend = backend_of(x)
+        assert isinstance(backend, ConvKernels)
+        backend.conv2d(x_data, w_data, None if bias is None else bias._data, geometry, _planes(out._data))
+    return out
+
+
+def conv2d_input_grad_op(grad: "Tensor", weight: "Tensor", geometry: ConvGeometry, input_shape: Sequence[int]) -> "Tensor":
+    r"""The gradient of :math:`\langle g, \mathrm{conv2d}(x, w)\rangle` with respect to ``x`` (of ``input_shape``)."""
+    _check_operands(geometry, grad, weight)
+    shape = tuple(input_shape[:2]) + ((1,) if len(input_shape) == 3 else ()) + tuple(input_shape[2:])
+    w_data, g_data = _planes(weight._data), _planes(grad._data)
+    expected = check_conv_shapes(shape, w_data.shape, geometry)
+    if g_data.shape != expected:
+        raise ValueError(f"conv2d kernels: gradient of shape {list(grad.shape)} for an output of {list(expected)}")
+    out = _fresh(shape, grad, len(input_shape))
+    if out._data.size:
+        backend = backend_of(grad)
+        assert isinstance(backend, ConvKernels)
+        backend.conv2d_input_grad(g_data, w_data, geometry, _planes(out._data))
+    return out
+
+
+def conv2d_weight_grad_op(grad: "Tensor", x: "Tensor", geometry: ConvGeometry, weight_shape: Sequence[int]) -> "Tensor":
+    r"""The gradient of :math:`\langle g, \mathrm{conv2d}(x, w)\rangle` with respect to ``w`` (of ``weight_shape``)."""
+    _check_operands(geometry, grad, x)
+    shape = tuple(weight_shape[:2]) + ((1,) if len(weight_shape) == 3 else ()) + tuple(weight_shape[2:])
+    x_data, g_data = _planes(x._data), _planes(grad._data)
+    expected = check_conv_shapes(x_data.shape, shape, geometry)
+    if g_data.shape != expected:
+        raise ValueError(f"conv2d kernels: gradient of shape {list(grad.shape)} for an output of {list(expected)}")
+    out = _fresh(shape, grad, len(weight_shape))
+    if out._data.size:
+        backend = backend_of(grad)
+        assert isinstance(backend, ConvKernels)
+        backend.conv2d_weight_grad(g_data, x_data, geometry, _planes(out._data))  # an empty batch: zeros
+    return out
