@@ -172,7 +172,7 @@ def test_log_softmax_of_large_rows_takes_the_parallel_path(out_layout: str) -> N
 
 
 #: the functions compiled without a Python entry point (``kernel_only``), by module
-KERNEL_ONLY_MODULES = ("cpu_kernels", "cpu_matmul", "cpu_index_kernels", "cpu_conv")
+KERNEL_ONLY_MODULES = ("cpu_kernels", "cpu_matmul", "cpu_index_kernels", "cpu_conv", "cpu_pool")
 #: calls each kernel-only function from Python; Numba's own call would jump into code that was never compiled
 CALL_EACH_KERNEL_ONLY = """
 import importlib

@@ -149,6 +149,34 @@ class ConvKernels(Protocol):
         r"""``out`` (``w``'s shape) :math:`= \partial \langle g, \mathrm{conv2d}(x, w)\rangle / \partial w` for ``grad`` :math:`g`."""
 
 
+@dataclass(frozen=True)
+class PoolGeometry:
+    """A 2-D pooling's windows: ``kernel``, ``stride``, ``padding`` (the same on both sides) and
+    ``dilation`` per spatial dimension (height, width), and the ``output`` size they give
+    (``ceil_mode`` already applied). Every window holds at least one input position."""
+
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+    output: tuple[int, int]
+
+
+@runtime_checkable
+class PoolKernels(Protocol):
+    """The direct 2-D max-pooling a backend may offer besides :class:`Backend`'s set (the CPU does)."""
+
+    def max_pool2d(self, x: TensorData, geometry: PoolGeometry, values: TensorData, indices: TensorData) -> None:
+        r"""Each window's maximum of ``x`` ``(..., H, W)`` into ``values`` and its place into ``indices`` (int64),
+        both ``(..., *geometry.output)``, fresh and contiguous.
+
+        A place is ``row * W + column`` in the input's plane. As PyTorch's CPU kernel: the window's
+        positions are visited row by row, a larger value or any NaN takes over, and a window of
+        ``-inf`` alone gives its first position inside the input. ``x`` is float32 or float64, any
+        layout; the caller (:func:`minitorch.pool_dispatch.max_pool2d_op`) has checked the shapes.
+        """
+
+
 def check_reduce_shapes(a: TensorData, dim: int, out: TensorData) -> None:
     """Raise if ``out`` is not ``a``'s shape with ``dim`` reduced to 1 (a caller bug)."""
     expected: Shape = a.shape[:dim] + (1,) + a.shape[dim + 1 :]

@@ -46,7 +46,7 @@ from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from . import cpu_matmul
 from . import opcodes
-from .base import ConvGeometry, reduce_has_work
+from .base import ConvGeometry, PoolGeometry, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
 from .opcodes import code_of
 
@@ -425,6 +425,13 @@ class CpuBackend:
         from . import cpu_conv
 
         cpu_conv.conv2d_weight_grad(grad, x, geometry, out)
+
+    # ---- direct max-pooling (:class:`~.base.PoolKernels`): the kernel in :mod:`.cpu_pool` ----
+
+    def max_pool2d(self, x: TensorData, geometry: PoolGeometry, values: TensorData, indices: TensorData) -> None:
+        from . import cpu_pool
+
+        cpu_pool.max_pool2d(x, geometry, values, indices)
 
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 

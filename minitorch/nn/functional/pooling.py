@@ -20,7 +20,10 @@ import math
 from typing import Optional, Sequence, Union
 
 from ... import creation
+from ...backends.base import PoolGeometry
 from ...ops.indexing import Gather
+from ...ops.pool import MaxPool2d
+from ...pool_dispatch import has_direct_max_pool
 from ...ops.windows import ConstantPad, windows
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
@@ -101,13 +104,9 @@ def _check_pool2d_args(kernel: tuple, steps: tuple, pads: tuple, dilations: tupl
         )
 
 
-def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
-                  padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, fill: float) -> tuple[Tensor, tuple, tuple, tuple, tuple, tuple]:
-    """Checks, padding with ``fill`` and the window view ``(N, C, *out, *kernel)`` of ``input``.
-
-    Returns the view, the kernel, stride, padding and dilation tuples, and the extra
-    padding after each dimension that ``ceil_mode`` windows reach into.
-    """
+def _pool_shape(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
+                padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool) -> tuple[tuple, tuple, tuple, tuple, list]:
+    """PyTorch's checks of a pooling's arguments; the kernel, stride, padding and dilation tuples and the output sizes."""
     if input.dim() not in (n + 1, n + 2) or input.numel() == 0:
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
     kernel = ntuple(kernel_size, n, "kernel_size")
@@ -124,6 +123,18 @@ def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, str
             f"Given input size: ({'x'.join(map(str, lead + tuple(sizes)))}). Calculated output size: "
             f"({'x'.join(map(str, lead + tuple(max(o, 0) for o in outs)))}). Output size is too small"
         )
+    return kernel, steps, pads, dilations, outs
+
+
+def _pool_windows(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],  # noqa: A002
+                  padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, fill: float) -> tuple[Tensor, tuple, tuple, tuple, tuple, tuple]:
+    """Checks, padding with ``fill`` and the window view ``(N, C, *out, *kernel)`` of ``input``.
+
+    Returns the view, the kernel, stride, padding and dilation tuples, and the extra
+    padding after each dimension that ``ceil_mode`` windows reach into.
+    """
+    kernel, steps, pads, dilations, outs = _pool_shape(name, n, input, kernel_size, stride, padding, dilation, ceil_mode)
+    sizes = input.shape[-n:]
     # right padding: the symmetric padding plus whatever a ceil_mode window reaches beyond it
     extra = [max(0, (o - 1) * st + d * (k - 1) + 1 - (s + 2 * p)) for o, st, d, k, s, p in zip(outs, steps, dilations, kernel, sizes, pads)]
     pairs = tuple((p, p + e) for p, e in zip(pads, extra))
@@ -140,6 +151,11 @@ def _max_pool(name: str, n: int, input: Tensor, kernel_size: IntOrTuple, stride:
     if n == 1 and not return_indices:  # PyTorch checks this case on its own, in its own words
         _check_max_pool1d_args(input, kernel_size, stride, padding, dilation, ceil_mode)
     # BEGIN SOLUTION 5.5
+    if n == 2 and has_direct_max_pool(input):
+        # the backend's own kernel (the CPU's): one pass per window (see minitorch.ops.pool)
+        kernel, steps, pads, dilations, outs = _pool_shape(name, n, input, kernel_size, stride, padding, dilation, ceil_mode)
+        values, indices = MaxPool2d.apply(input, PoolGeometry(kernel, steps, pads, dilations, (outs[0], outs[1])))
+        return (values, indices) if return_indices else values
     view, kernel, steps, pads, dilations, extra = _pool_windows(name, n, input, kernel_size, stride, padding, dilation, ceil_mode, -math.inf)
     flat = view.reshape(*view.shape[: view.dim() - n], math.prod(kernel))
     values, positions = flat.max(-1)
