@@ -10,10 +10,10 @@ before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence, cast
 
 from . import dtypes
-from .backends.base import ConvGeometry, ConvKernels
+from .backends.base import ConvGeometry, ConvKernels, offers
 from .dispatch import _result, backend_of, check_same_device
 from .tensor_data import TensorData
 
@@ -32,8 +32,16 @@ def has_direct_conv(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"]) -> 
     return (
         dtype in DIRECT_DTYPES
         and all(t._data.dtype is dtype and t._device == x._device for t in operands)
-        and isinstance(backend_of(x), ConvKernels)
+        and offers(backend_of(x), ConvKernels)
     )
+
+
+def _kernels_of(t: "Tensor") -> ConvKernels:
+    """``t``'s backend as the direct convolution it offers; ValueError if it offers none."""
+    backend = backend_of(t)
+    if not offers(backend, ConvKernels):
+        raise ValueError(f"the {backend.name} backend has no direct convolution kernels")
+    return cast(ConvKernels, backend)
 
 
 def _planes(data: TensorData) -> TensorData:
@@ -88,9 +96,7 @@ def conv2d_op(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"], geometry:
         raise ValueError(f"conv2d kernels: bias of shape {list(bias.shape)} for {out_shape[1]} output channels")
     out = _fresh(out_shape, x, x.dim())
     if out._data.size:
-        backend = backend_of(x)
-        assert isinstance(backend, ConvKernels)
-        backend.conv2d(x_data, w_data, None if bias is None else bias._data, geometry, _planes(out._data))
+        _kernels_of(x).conv2d(x_data, w_data, None if bias is None else bias._data, geometry, _planes(out._data))
     return out
 
 
@@ -104,9 +110,7 @@ def conv2d_input_grad_op(grad: "Tensor", weight: "Tensor", geometry: ConvGeometr
         raise ValueError(f"conv2d kernels: gradient of shape {list(grad.shape)} for an output of {list(expected)}")
     out = _fresh(shape, grad, len(input_shape))
     if out._data.size:
-        backend = backend_of(grad)
-        assert isinstance(backend, ConvKernels)
-        backend.conv2d_input_grad(g_data, w_data, geometry, _planes(out._data))
+        _kernels_of(grad).conv2d_input_grad(g_data, w_data, geometry, _planes(out._data))
     return out
 
 
@@ -120,7 +124,5 @@ def conv2d_weight_grad_op(grad: "Tensor", x: "Tensor", geometry: ConvGeometry, w
         raise ValueError(f"conv2d kernels: gradient of shape {list(grad.shape)} for an output of {list(expected)}")
     out = _fresh(shape, grad, len(weight_shape))
     if out._data.size:
-        backend = backend_of(grad)
-        assert isinstance(backend, ConvKernels)
-        backend.conv2d_weight_grad(g_data, x_data, geometry, _planes(out._data))  # an empty batch: zeros
+        _kernels_of(grad).conv2d_weight_grad(g_data, x_data, geometry, _planes(out._data))  # an empty batch: zeros
     return out

@@ -8,10 +8,10 @@ mistakes before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from . import dtypes
-from .backends.base import PoolGeometry, PoolKernels
+from .backends.base import PoolGeometry, PoolKernels, offers
 from .conv_dispatch import DIRECT_DTYPES
 from .dispatch import _result, backend_of
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def has_direct_max_pool(x: "Tensor") -> bool:
     """Whether :func:`max_pool2d_op` runs for ``x``: its device's backend pools directly, and it is float32 or float64."""
-    return x._data.dtype in DIRECT_DTYPES and isinstance(backend_of(x), PoolKernels)
+    return x._data.dtype in DIRECT_DTYPES and offers(backend_of(x), PoolKernels)
 
 
 def _window_reaches_input(size: int, kernel: int, stride: int, pad: int, dilation: int, out: int) -> bool:
@@ -53,6 +53,7 @@ def max_pool2d_op(x: "Tensor", geometry: PoolGeometry) -> tuple["Tensor", "Tenso
     values, indices = _result(shape, x._data.dtype, x._device), _result(shape, dtypes.int64, x._device)
     if values._data.size:
         backend = backend_of(x)
-        assert isinstance(backend, PoolKernels)
-        backend.max_pool2d(x._data, geometry, values._data, indices._data)
+        if not offers(backend, PoolKernels):
+            raise ValueError(f"the {backend.name} backend has no direct max-pooling kernel")
+        cast(PoolKernels, backend).max_pool2d(x._data, geometry, values._data, indices._data)
     return values, indices
