@@ -210,3 +210,10 @@ def test_only_backends_with_the_kernels_and_float32_or_float64_take_the_direct_p
 def test_shapes_the_kernels_cannot_take_raise_before_any_kernel_runs(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_backend_without_the_kernels_is_refused_by_name() -> None:
+    with minitorch.backends.use("simple"):
+        x, w = minitorch.ones(1, 1, 3, 3), minitorch.ones(1, 1, 2, 2)
+        with pytest.raises(ValueError, match="simple backend has no direct convolution"):
+            conv2d_op(x, w, None, _geometry())

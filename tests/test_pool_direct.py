@@ -153,3 +153,9 @@ def test_geometries_the_kernel_cannot_take_raise_before_it_runs(geometry, messag
 def test_integer_input_is_refused() -> None:
     with pytest.raises(ValueError, match="float32 or float64"):
         max_pool2d_op(minitorch.ones(1, 1, 4, 4).long(), _geometry((1, 1, 4, 4), (2, 2), (2, 2)))
+
+
+def test_a_backend_without_the_kernel_is_refused_by_name() -> None:
+    with minitorch.backends.use("simple"):
+        with pytest.raises(ValueError, match="simple backend has no direct max-pooling"):
+            max_pool2d_op(minitorch.ones(1, 1, 4, 4), _geometry((1, 1, 4, 4), (2, 2), (2, 2)))
