@@ -100,29 +100,28 @@ def conv2d_op(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"], geometry:
     return out
 
 
+def _gradient_op(grad: "Tensor", operand: "Tensor", geometry: ConvGeometry, result_shape: Sequence[int],
+                 of_input: bool) -> "Tensor":
+    """The input's gradient (``of_input``; ``operand`` is the weight) or the weight's (``operand`` is the input)."""
+    _check_operands(geometry, grad, operand)
+    shape = tuple(result_shape[:2]) + ((1,) if len(result_shape) == 3 else ()) + tuple(result_shape[2:])
+    operand_data, grad_data = _planes(operand._data), _planes(grad._data)
+    expected = check_conv_shapes(*((shape, operand_data.shape) if of_input else (operand_data.shape, shape)), geometry)
+    if grad_data.shape != expected:
+        raise ValueError(f"conv2d kernels: gradient of shape {list(grad.shape)} for an output of {list(expected)}")
+    out = _fresh(shape, grad, len(result_shape))
+    if out._data.size:
+        kernels = _kernels_of(grad)
+        compute = kernels.conv2d_input_grad if of_input else kernels.conv2d_weight_grad
+        compute(grad_data, operand_data, geometry, _planes(out._data))  # an empty batch: a zero weight gradient
+    return out
+
+
 def conv2d_input_grad_op(grad: "Tensor", weight: "Tensor", geometry: ConvGeometry, input_shape: Sequence[int]) -> "Tensor":
     r"""The gradient of :math:`\langle g, \mathrm{conv2d}(x, w)\rangle` with respect to ``x`` (of ``input_shape``)."""
-    _check_operands(geometry, grad, weight)
-    shape = tuple(input_shape[:2]) + ((1,) if len(input_shape) == 3 else ()) + tuple(input_shape[2:])
-    w_data, g_data = _planes(weight._data), _planes(grad._data)
-    expected = check_conv_shapes(shape, w_data.shape, geometry)
-    if g_data.shape != expected:
-        raise ValueError(f"conv2d kernels: gradient of shape {list(grad.shape)} for an output of {list(expected)}")
-    out = _fresh(shape, grad, len(input_shape))
-    if out._data.size:
-        _kernels_of(grad).conv2d_input_grad(g_data, w_data, geometry, _planes(out._data))
-    return out
+    return _gradient_op(grad, weight, geometry, input_shape, of_input=True)
 
 
 def conv2d_weight_grad_op(grad: "Tensor", x: "Tensor", geometry: ConvGeometry, weight_shape: Sequence[int]) -> "Tensor":
     r"""The gradient of :math:`\langle g, \mathrm{conv2d}(x, w)\rangle` with respect to ``w`` (of ``weight_shape``)."""
-    _check_operands(geometry, grad, x)
-    shape = tuple(weight_shape[:2]) + ((1,) if len(weight_shape) == 3 else ()) + tuple(weight_shape[2:])
-    x_data, g_data = _planes(x._data), _planes(grad._data)
-    expected = check_conv_shapes(x_data.shape, shape, geometry)
-    if g_data.shape != expected:
-        raise ValueError(f"conv2d kernels: gradient of shape {list(grad.shape)} for an output of {list(expected)}")
-    out = _fresh(shape, grad, len(weight_shape))
-    if out._data.size:
-        _kernels_of(grad).conv2d_weight_grad(g_data, x_data, geometry, _planes(out._data))  # an empty batch: zeros
-    return out
+    return _gradient_op(grad, x, geometry, weight_shape, of_input=False)

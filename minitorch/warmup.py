@@ -84,8 +84,10 @@ def mlp(batch: int) -> None:
 
 def convnet(batch: int) -> None:
     """A small convolutional net's training and evaluation steps."""
+    # two convolutions: the second one's input needs a gradient, which the first one's never does
     model = nn.Sequential(
         nn.Conv2d(1, CONV_CHANNELS, 3, padding=1), nn.BatchNorm2d(CONV_CHANNELS), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(CONV_CHANNELS, CONV_CHANNELS, 3, padding=1), nn.ReLU(),
         nn.Flatten(), nn.Linear(CONV_CHANNELS * (IMAGE_SIDE // 2) ** 2, CLASSES),
     )
     _train_steps(model, *_data(batch, (1, IMAGE_SIDE, IMAGE_SIDE), seed=batch + 1))

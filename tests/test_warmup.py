@@ -20,7 +20,8 @@ from numba_cache_copy import kernel_cache_copy
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: the command compiles everything when the seed cache is empty: minutes on 2 cores
 CHILD_TIMEOUT_S = 900
-#: a training step as a user writes it: other widths than the warm-up's, the same kinds of kernels
+#: training steps as a user writes them, of an MLP and of a LeNet-like convnet: other widths and
+#: kernel sizes than the warm-up's, the same kinds of kernels
 CHILD = """\
 import json
 from numba.core import event
@@ -34,16 +35,27 @@ event.register("numba:compile", Listener())
 import numpy as np
 import minitorch as torch
 rng = np.random.default_rng(0)
-x = torch.tensor(rng.standard_normal((16, 20)).astype(np.float32))
 y = torch.tensor(rng.integers(0, 3, 16))
-model = torch.nn.Sequential(torch.nn.Linear(20, 32), torch.nn.ReLU(), torch.nn.Linear(32, 3))
-optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-for _ in range(2):
-    optimizer.zero_grad()
-    loss = torch.nn.functional.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-print(json.dumps({"loss": loss.item(), "compiled": compiled}))
+
+
+def train(model, inputs, optimizer):
+    for _ in range(2):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(inputs), y)
+        loss.backward()
+        optimizer.step()
+    return loss.item()
+
+
+mlp = torch.nn.Sequential(torch.nn.Linear(20, 32), torch.nn.ReLU(), torch.nn.Linear(32, 3))
+loss = train(mlp, torch.tensor(rng.standard_normal((16, 20)).astype(np.float32)), torch.optim.Adam(mlp.parameters(), lr=0.01))
+convnet = torch.nn.Sequential(
+    torch.nn.Conv2d(1, 4, 5, padding=2), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+    torch.nn.Conv2d(4, 6, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(6 * 4 * 4, 3),
+)
+images = torch.tensor(rng.standard_normal((16, 1, 12, 12)).astype(np.float32))
+conv_loss = train(convnet, images, torch.optim.SGD(convnet.parameters(), lr=0.01))
+print(json.dumps({"loss": loss, "conv_loss": conv_loss, "compiled": compiled}))
 """
 
 
@@ -53,7 +65,7 @@ def test_the_command_is_listed() -> None:
     assert parser.parse_args(["warmup", "--quiet"]).quiet
 
 
-def test_after_warmup_a_fresh_process_compiles_nothing_for_a_small_model(tmp_path: Path) -> None:
+def test_after_warmup_a_fresh_process_compiles_nothing_for_small_models(tmp_path: Path) -> None:
     env = {
         **os.environ,
         "NUMBA_CACHE_DIR": str(kernel_cache_copy(tmp_path)),
@@ -67,7 +79,7 @@ def test_after_warmup_a_fresh_process_compiles_nothing_for_a_small_model(tmp_pat
                            timeout=CHILD_TIMEOUT_S, cwd=tmp_path)
     assert child.returncode == 0, child.stderr[-3000:]
     report = json.loads(child.stdout.strip().splitlines()[-1])
-    assert report["loss"] > 0
+    assert report["loss"] > 0 and report["conv_loss"] > 0
     assert report["compiled"] == []
 
 
