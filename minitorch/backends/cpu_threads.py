@@ -20,10 +20,12 @@ one lock, so threads' kernels take turns (each still spread over every core).
 from __future__ import annotations
 
 import threading
+from typing import Optional
 
 import numba
 
 from ..tensor_data import TensorData
+from .base import ConvGeometry, PoolGeometry
 from .cpu import CpuBackend
 
 #: the layers that several Python threads may enter at once
@@ -77,6 +79,23 @@ class SerialisedCpuBackend(CpuBackend):
     def log_softmax(self, a: TensorData, out: TensorData) -> None:
         with self._launch_lock:
             super().log_softmax(a, out)
+
+    def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
+               out: TensorData) -> None:
+        with self._launch_lock:
+            super().conv2d(x, w, bias, geometry, out)
+
+    def conv2d_input_grad(self, grad: TensorData, w: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+        with self._launch_lock:
+            super().conv2d_input_grad(grad, w, geometry, out)
+
+    def conv2d_weight_grad(self, grad: TensorData, x: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
+        with self._launch_lock:
+            super().conv2d_weight_grad(grad, x, geometry, out)
+
+    def max_pool2d(self, x: TensorData, geometry: PoolGeometry, values: TensorData, indices: TensorData) -> None:
+        with self._launch_lock:
+            super().max_pool2d(x, geometry, values, indices)
 
 
 def cpu_backend() -> CpuBackend:
