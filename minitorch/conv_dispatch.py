@@ -24,16 +24,19 @@ if TYPE_CHECKING:
 DIRECT_DTYPES = (dtypes.float32, dtypes.float64)
 
 
-def has_direct_conv(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"]) -> bool:
-    """Whether :func:`conv2d_op` runs for these operands: their device's backend convolves
-    directly, and they are all float32 or all float64, on one device."""
+def has_direct_conv(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"], geometry: ConvGeometry) -> bool:
+    """Whether :func:`conv2d_op` is the way to compute this convolution: the operands' backend
+    convolves directly and expects to be faster at these shapes (``conv2d_pays``), and they are
+    all float32 or all float64, on one device."""
     dtype = x._data.dtype
     operands = (x, weight) if bias is None else (x, weight, bias)
-    return (
-        dtype in DIRECT_DTYPES
-        and all(t._data.dtype is dtype and t._device == x._device for t in operands)
-        and offers(backend_of(x), ConvKernels)
-    )
+    if not (dtype in DIRECT_DTYPES and all(t._data.dtype is dtype and t._device == x._device for t in operands)):
+        return False
+    backend = backend_of(x)
+    if not offers(backend, ConvKernels):
+        return False
+    x_shape, w_shape = _planes(x._data).shape, _planes(weight._data).shape
+    return len(x_shape) == len(w_shape) == 4 and cast(ConvKernels, backend).conv2d_pays(x_shape, w_shape, geometry)
 
 
 def _kernels_of(t: "Tensor") -> ConvKernels:

@@ -179,13 +179,29 @@ def test_the_graph_names_the_node_as_pytorch_does() -> None:
 
 def test_only_backends_with_the_kernels_and_float32_or_float64_take_the_direct_path() -> None:
     assert isinstance(backend_for("cpu"), ConvKernels)
-    x, w = minitorch.ones(1, 1, 3, 3), minitorch.ones(1, 1, 2, 2)
-    assert has_direct_conv(x, w, None) and has_direct_conv(x.double(), w.double(), minitorch.ones(1).double())
-    assert not has_direct_conv(x.half(), w.half(), None)
-    assert not has_direct_conv(x, w.double(), None)
-    assert not has_direct_conv(x, w, minitorch.ones(1).double())
+    x, w, geometry = minitorch.ones(1, 1, 3, 3), minitorch.ones(1, 1, 2, 2), _geometry()
+    assert has_direct_conv(x, w, None, geometry)
+    assert has_direct_conv(x.double(), w.double(), minitorch.ones(1).double(), geometry)
+    assert not has_direct_conv(x.half(), w.half(), None, geometry)
+    assert not has_direct_conv(x, w.double(), None, geometry)
+    assert not has_direct_conv(x, w, minitorch.ones(1).double(), geometry)
     with minitorch.backends.use("simple"):
-        assert not has_direct_conv(x, w, None)
+        assert not has_direct_conv(x, w, None, geometry)
+
+
+@pytest.mark.parametrize("x_shape,w_shape,geometry,pays", [
+    ((64, 1, 28, 28), (6, 1, 5, 5), _geometry(padding=((2, 2), (2, 2))), True),  # LeNet's first layer
+    ((64, 6, 14, 14), (16, 6, 5, 5), _geometry(), True),  # and its second
+    ((8, 64, 32, 32), (64, 64, 3, 3), _geometry(padding=((1, 1), (1, 1))), True),  # many channels, long runs
+    ((16, 64, 8, 8), (64, 64, 3, 3), _geometry(padding=((1, 1), (1, 1))), False),  # many channels, short runs
+    ((32, 16, 32, 32), (32, 16, 3, 3), _geometry(stride=(2, 2), padding=((1, 1), (1, 1))), False),  # strided
+], ids=["lenet-1", "lenet-2", "wide-long", "wide-short", "strided"])
+def test_the_cpu_backend_takes_the_kernels_where_they_measured_faster(x_shape, w_shape, geometry, pays) -> None:
+    """Where the direct kernels measured slower than a window view and a matrix product (the
+    shapes in ``cpu_conv.direct_pays``), ``F.conv2d`` takes the latter."""
+    assert backend_for("cpu").conv2d_pays(x_shape, w_shape, geometry) is pays
+    x, w = minitorch.zeros(*x_shape), minitorch.zeros(*w_shape)
+    assert has_direct_conv(x, w, None, geometry) is pays
 
 
 @pytest.mark.parametrize("call,message", [

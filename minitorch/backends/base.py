@@ -139,6 +139,10 @@ class ConvKernels(Protocol):
     checks all of it.
     """
 
+    def conv2d_pays(self, x_shape: Shape, w_shape: Shape, geometry: ConvGeometry) -> bool:
+        """Whether the kernels below are expected to beat a window view and a matrix product for
+        these shapes (the caller takes the latter where they are not)."""
+
     def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
                out: TensorData) -> None:
         """``out = conv2d(x, w) + bias``."""

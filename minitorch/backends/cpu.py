@@ -410,6 +410,11 @@ class CpuBackend:
 
     # ---- direct convolution (:class:`~.base.ConvKernels`): kernels in :mod:`.cpu_conv` ----
 
+    def conv2d_pays(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...], geometry: ConvGeometry) -> bool:
+        from . import cpu_conv
+
+        return cpu_conv.direct_pays(x_shape, w_shape, geometry)
+
     def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
                out: TensorData) -> None:
         from . import cpu_conv

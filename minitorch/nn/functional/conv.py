@@ -140,9 +140,10 @@ def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Optional[Tenso
             f"than actual input size"
         )
     # BEGIN SOLUTION 5.3
-    if n <= 2 and has_direct_conv(x, weight, bias):
-        # the backend's own kernels (the CPU's): no columns (see minitorch.ops.conv)
-        out = Convolution.apply(x, weight, bias, _geometry_2d(steps, pads, dilations, groups))
+    geometry = _geometry_2d(steps, pads, dilations, groups) if n <= 2 else None
+    if geometry is not None and has_direct_conv(x, weight, bias, geometry):
+        # the backend's own kernels (the CPU's), where they pay: no columns (see minitorch.ops.conv)
+        out = Convolution.apply(x, weight, bias, geometry)
         return out.squeeze(0) if unbatched else out
     if any(b or a for b, a in pads):
         x = ConstantPad.apply(x, ((0, 0), (0, 0)) + pads, 0.0)
