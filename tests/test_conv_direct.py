@@ -138,6 +138,16 @@ def test_one_dimensional_operands_run_as_height_one() -> None:
     _assert_close(conv2d_weight_grad_op(G, X, geometry, w.shape), grad_w[:, :, 0], 1e-11)
 
 
+def test_no_output_channels_gives_an_empty_output_and_a_zero_input_gradient() -> None:
+    geometry = _geometry(padding=((1, 1), (1, 1)))
+    X, W = minitorch.ones(2, 3, 4, 4, dtype=minitorch.float64), minitorch.ones(0, 3, 3, 3, dtype=minitorch.float64)
+    G = minitorch.ones(2, 0, 4, 4, dtype=minitorch.float64)
+    assert conv2d_op(X, W, None, geometry).shape == (2, 0, 4, 4)
+    grad_x = conv2d_input_grad_op(G, W, geometry, (2, 3, 4, 4))
+    assert grad_x.shape == (2, 3, 4, 4) and not grad_x.numpy().any()
+    assert conv2d_weight_grad_op(G, X, geometry, (0, 3, 3, 3)).shape == (0, 3, 3, 3)
+
+
 def test_an_empty_batch_gives_empty_outputs_and_a_zero_weight_gradient() -> None:
     geometry = _geometry(padding=((1, 1), (1, 1)))
     X, W = minitorch.zeros(0, 2, 4, 4, dtype=minitorch.float64), minitorch.ones(3, 2, 3, 3, dtype=minitorch.float64)

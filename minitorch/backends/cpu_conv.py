@@ -28,7 +28,9 @@ Both read the output gradient on the wide grid, with zeros in the places that ar
 outputs, so that those places add nothing.
 
 Every kernel takes flat contiguous arrays and the geometry as one int64 array (see
-:func:`_layout`); the Python functions at the bottom make them.
+:func:`_layout`); the Python functions at the bottom make them. The kernels take any geometry,
+but :func:`minitorch.nn.functional.conv2d` calls them only where :func:`direct_pays`: short
+runs with many channels, and strided convolutions, go faster as a matrix product.
 """
 
 from __future__ import annotations
@@ -53,9 +55,10 @@ BLOCK = 5
 
 @njit(inline="always", **KERNEL_OPTIONS)
 def block_size(total: int) -> int:
-    """The size of each pass when ``total`` taps are taken ``BLOCK`` at most at a time in as few, even passes."""
-    passes = (total + BLOCK - 1) // BLOCK
-    return (total + passes - 1) // passes
+    """The size of each pass when ``total`` taps are taken ``BLOCK`` at most at a time in as few, even passes
+    (1 when there are none: a loop's step)."""
+    passes = max(1, (total + BLOCK - 1) // BLOCK)
+    return max(1, (total + passes - 1) // passes)
 
 
 @njit(inline="always", **KERNEL_OPTIONS)
