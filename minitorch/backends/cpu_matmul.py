@@ -2,7 +2,7 @@
 
 :func:`matmul_kernel` computes ``out = a @ b`` for batched operands of any strides; the
 tasks it shares among threads, the packing of blocks into contiguous scratch arrays and
-the 2 x 2 register tile are explained in the docstrings of :func:`matmul_kernel` and
+the 4 x 2 register tile are explained in the docstrings of :func:`matmul_kernel` and
 :func:`matmul_task`. The conventions (buffers, int64 shapes and strides, caching, when
 ``prange`` is used) are those of :mod:`.cpu_kernels`, whose helpers it shares.
 """
@@ -69,24 +69,33 @@ def matmul_pack(
 
 
 @njit(inline="always", **MATMUL_OPTIONS)
-def matmul_dot_2x2(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray, zero):
-    """The four dot products ``(a0 . b0, a0 . b1, a1 . b0, a1 . b1)`` of equally long vectors.
+def matmul_dot_4x2(a0: np.ndarray, a1: np.ndarray, a2: np.ndarray, a3: np.ndarray, b0: np.ndarray, b1: np.ndarray,
+                   zero):
+    """The eight dot products ``(a0 . b0, a0 . b1, a1 . b0, ..., a3 . b1)`` of equally long vectors.
 
-    The register tile of the matmul: each element loaded is used twice, and the four sums
-    are independent. Since ``reassoc`` lets LLVM reorder a sum, it keeps each one as several
-    SIMD registers of partial sums (one fused multiply-add per 8 float32 per register) and
-    adds their lanes up once at the end, so the loop never waits on memory or on a previous
-    addition. ``zero`` is 0 of ``out``'s dtype: float32 sums stay float32, as in BLAS.
+    The register tile of the matmul: each ``a`` element loaded is used twice and each ``b``
+    element four times, six loads for eight multiply-adds (a 2 x 2 tile needs four for four,
+    and measured 6-15% slower at 128-1024), and the eight sums are independent. Since
+    ``reassoc`` lets LLVM reorder a sum, it keeps each one as SIMD registers of partial sums
+    (one fused multiply-add per 8 float32 per register) and adds their lanes up once at the
+    end, so the loop never waits on memory or on a previous addition. Eight accumulators and
+    the six loaded vectors fit the 16 vector registers of AVX2. ``zero`` is 0 of ``out``'s
+    dtype: float32 sums stay float32, as in BLAS.
     """
     # BEGIN SOLUTION 3.3
-    s00 = s01 = s10 = s11 = zero
+    s00 = s01 = s10 = s11 = s20 = s21 = s30 = s31 = zero
     for p in range(a0.size):
-        x0, x1, y0, y1 = a0[p], a1[p], b0[p], b1[p]
+        y0, y1 = b0[p], b1[p]
+        x0, x1, x2, x3 = a0[p], a1[p], a2[p], a3[p]
         s00 += x0 * y0
         s01 += x0 * y1
         s10 += x1 * y0
         s11 += x1 * y1
-    return s00, s01, s10, s11
+        s20 += x2 * y0
+        s21 += x2 * y1
+        s30 += x3 * y0
+        s31 += x3 * y1
+    return s00, s01, s10, s11, s20, s21, s30, s31
     # END SOLUTION
 
 
@@ -108,7 +117,7 @@ def matmul_task(
       contiguous scratch arrays (columns of ``b`` become rows), which stay in L2. Packing
       costs one read of each element per block, which is what makes the kernel work on any
       strides (transposed, sliced, broadcast operands) at full speed;
-    * on the packed rows, :func:`matmul_dot_2x2` computes a 2 x 2 tile of ``out`` in SIMD
+    * on the packed rows, :func:`matmul_dot_4x2` computes a 4 x 2 tile of ``out`` in SIMD
       registers; the piece's sums are added into ``out``, which was zeroed first.
     """
     # BEGIN SOLUTION 3.3
@@ -146,23 +155,24 @@ def matmul_task(
             matmul_pack(b_packed, b, b_base + p0 * b_row + j0 * b_col, b_col, b_row, j1 - j0, kc)
             for t0 in range(j0, j1, MATMUL_TILE_M):
                 t1 = min(t0 + MATMUL_TILE_M, j1)
-                for i in range(i0, i1, 2):
-                    i_next = min(i + 1, i1 - 1)  # an odd last row is paired with itself
+                for i in range(i0, i1, 4):
+                    # a last block of fewer than 4 rows repeats its last row (computed, never stored twice)
+                    row1, row2, row3 = min(i + 1, i1 - 1), min(i + 2, i1 - 1), min(i + 3, i1 - 1)
                     a0 = a_packed[(i - i0) * kc : (i - i0 + 1) * kc]
-                    a1 = a_packed[(i_next - i0) * kc : (i_next - i0 + 1) * kc]
+                    a1 = a_packed[(row1 - i0) * kc : (row1 - i0 + 1) * kc]
+                    a2 = a_packed[(row2 - i0) * kc : (row2 - i0 + 1) * kc]
+                    a3 = a_packed[(row3 - i0) * kc : (row3 - i0 + 1) * kc]
                     for j in range(t0, t1, 2):
-                        j_next = min(j + 1, t1 - 1)
+                        j_next = min(j + 1, t1 - 1)  # an odd last column is paired with itself
                         b0 = b_packed[(j - j0) * kc : (j - j0 + 1) * kc]
                         b1 = b_packed[(j_next - j0) * kc : (j_next - j0 + 1) * kc]
-                        s00, s01, s10, s11 = matmul_dot_2x2(a0, a1, b0, b1, zero)
-                        pos = out_base + i * out_row + j * out_col
-                        out[pos] += s00
-                        if j_next > j:
-                            out[pos + out_col] += s01
-                        if i_next > i:
-                            out[pos + out_row] += s10
-                            if j_next > j:
-                                out[pos + out_row + out_col] += s11
+                        sums = matmul_dot_4x2(a0, a1, a2, a3, b0, b1, zero)
+                        for r, row in enumerate((i, row1, row2, row3)):
+                            if row == i + r:  # a row of its own, not a repeat of the last one
+                                pos = out_base + row * out_row + j * out_col
+                                out[pos] += sums[2 * r]
+                                if j_next > j:
+                                    out[pos + out_col] += sums[2 * r + 1]
     # END SOLUTION
 
 
@@ -198,7 +208,7 @@ def matmul_kernel(
     n = shape[rank - 2]
     matrices = count(shape[: rank - 2])
     share = (matrices * n + MATMUL_MIN_TASKS - 1) // MATMUL_MIN_TASKS
-    rows = min(MATMUL_BLOCK_N, n, max(MATMUL_MIN_ROWS, share + share % 2))
+    rows = min(MATMUL_BLOCK_N, n, max(MATMUL_MIN_ROWS, share + (-share) % 4))  # whole 4-row tiles
     row_blocks = (n + rows - 1) // rows
     for task in prange(matrices * row_blocks):
         matmul_task(np.int64(task), rows, row_blocks, k, out, shape, out_strides, a, a_strides, b, b_strides)
