@@ -255,6 +255,11 @@ class TensorData:
             raise IndexingError(f"permute order {order} is not a permutation of the {self.dims} dimensions")
         return TensorData(self.storage, [self.shape[o] for o in order], [self.strides[o] for o in order], self.offset)
 
+    def contiguous_buffer(self) -> np.ndarray:
+        """The values in row-major order as a flat array: :attr:`buffer` itself where the view is
+        contiguous, else a copy (host storage only, as :meth:`numpy_view`)."""
+        return self.buffer if self.is_contiguous() else np.ascontiguousarray(self.numpy_view()).reshape(-1)
+
     def numpy_view(self) -> np.ndarray:
         """A NumPy array sharing this view's memory (same shape and strides)."""
         if not isinstance(self.storage, np.ndarray):

@@ -400,7 +400,7 @@ class CpuBackend:
         from . import cpu_log_softmax
 
         rows, width = out.shape
-        source = a.buffer if a.is_contiguous() else np.ascontiguousarray(a.numpy_view()).reshape(-1)
+        source = a.contiguous_buffer()
         target = out if out.is_contiguous() else TensorData(np.empty(out.size, out.storage.dtype), out.shape)
         kernel = (cpu_log_softmax.log_softmax_kernel if kernels.threaded(out.size)
                   else cpu_log_softmax.log_softmax_kernel_serial)

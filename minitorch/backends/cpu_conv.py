@@ -290,7 +290,7 @@ def widen_kernel(wide: np.ndarray, grad: np.ndarray, pitch: int) -> None:
             row[out_w:] = 0
 
 
-# ---- the backend's three methods ----
+# ---- the backend's methods: where the kernels pay, and the three computations ----
 
 
 def _layout(x_shape: tuple[int, ...], w_shape: tuple[int, ...], geometry: ConvGeometry) -> np.ndarray:
@@ -337,16 +337,11 @@ def direct_pays(x_shape: tuple[int, ...], w_shape: tuple[int, ...], geometry: Co
     return bool(layout[RUN] >= SHORT_RUN or w_shape[1] <= FEW_CHANNELS)
 
 
-def _contiguous(a: TensorData) -> np.ndarray:
-    """``a``'s values as a flat contiguous array (its own buffer where it already is one)."""
-    return a.buffer if a.is_contiguous() else np.ascontiguousarray(a.numpy_view()).reshape(-1)
-
-
 def _padded(x: TensorData, geometry: ConvGeometry) -> np.ndarray:
     """``x`` as a flat contiguous ``(N, C, H_p, W_p)`` buffer with the zeros of ``geometry.padding`` around each plane."""
     (top, bottom), (left, right) = geometry.padding
     if not (top or bottom or left or right):
-        return _contiguous(x)
+        return x.contiguous_buffer()
     batch, channels, height, width = x.shape
     padded = np.zeros((batch, channels, height + top + bottom, width + left + right), x.storage.dtype)
     padded[:, :, top : top + height, left : left + width] = x.numpy_view()
@@ -367,8 +362,8 @@ def _on_grid(grad: TensorData, layout: np.ndarray) -> np.ndarray:
 def conv2d(x: TensorData, w: TensorData, bias: TensorData | None, geometry: ConvGeometry, out: TensorData) -> None:
     """:meth:`~.base.ConvKernels.conv2d` (``out`` fresh and contiguous)."""
     layout = _layout(x.shape, w.shape, geometry)
-    bias_values = np.zeros(w.shape[0], out.storage.dtype) if bias is None else _contiguous(bias)
-    forward_kernel(out.buffer, _padded(x, geometry), _contiguous(w), bias_values, layout)
+    bias_values = np.zeros(w.shape[0], out.storage.dtype) if bias is None else bias.contiguous_buffer()
+    forward_kernel(out.buffer, _padded(x, geometry), w.contiguous_buffer(), bias_values, layout)
 
 
 def conv2d_input_grad(grad: TensorData, w: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
@@ -377,10 +372,10 @@ def conv2d_input_grad(grad: TensorData, w: TensorData, geometry: ConvGeometry, o
     (top, bottom), (left, right) = geometry.padding
     batch, channels, height, width = out.shape
     if not (top or bottom or left or right):
-        input_grad_kernel(out.buffer, _on_grid(grad, layout), _contiguous(w), layout)
+        input_grad_kernel(out.buffer, _on_grid(grad, layout), w.contiguous_buffer(), layout)
         return
     padded = np.empty((batch, channels, int(layout[PADDED_H]), int(layout[PADDED_W])), out.storage.dtype)
-    input_grad_kernel(padded.reshape(-1), _on_grid(grad, layout), _contiguous(w), layout)
+    input_grad_kernel(padded.reshape(-1), _on_grid(grad, layout), w.contiguous_buffer(), layout)
     out.numpy_view()[...] = padded[:, :, top : top + height, left : left + width]
 
 

@@ -53,5 +53,4 @@ def max_pool2d(x: TensorData, geometry: PoolGeometry, values: TensorData, indice
     planes = x.size // (height * width) if height * width else 0
     layout = np.array([planes, height, width, *geometry.kernel, *geometry.stride, *geometry.padding,
                        *geometry.dilation, *geometry.output], np.int64)
-    source = x.buffer if x.is_contiguous() else np.ascontiguousarray(x.numpy_view()).reshape(-1)
-    max_pool_kernel(values.buffer, indices.buffer, source, layout)
+    max_pool_kernel(values.buffer, indices.buffer, x.contiguous_buffer(), layout)
