@@ -37,11 +37,7 @@ class Gather(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
         (index,) = ctx.saved_tensors
-        zeros = empty(ctx.input_shape, grad.dtype, grad.device)
-        zeros._raw_fill(0)
-        if is_grad_enabled():  # create_graph: the scatter is a node of the graph
-            return ScatterAdd.apply(zeros, ctx.dim, index, grad), None, None
-        return scatter_add_op(grad, ctx.dim, index, zeros), None, None  # into the new zeros, no copy
+        return scatter_into_zeros(ctx.input_shape, ctx.dim, index, grad), None, None
 
 
 class ScatterAdd(Function):
@@ -67,6 +63,19 @@ class ScatterAdd(Function):
                 beyond = tuple((0, size - n) for size, n in zip(ctx.src_shape, covered))
                 grad_src = ConstantPad.apply(grad_src.reshape(covered), beyond, 0.0)
         return grad, None, None, grad_src
+
+
+def scatter_into_zeros(shape: tuple[int, ...], dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """``src`` added at ``index`` along ``dim`` into new zeros of ``shape``: the backward of a gather.
+
+    While a graph is built (``create_graph``) the scatter is a :class:`ScatterAdd` node; otherwise
+    it goes straight into the new zeros (``ScatterAdd`` would copy them first).
+    """
+    zeros = empty(shape, src.dtype, src.device)
+    zeros._raw_fill(0)
+    if is_grad_enabled():
+        return ScatterAdd.apply(zeros, dim, index, src)
+    return scatter_add_op(src, dim, index, zeros)
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name

@@ -2,7 +2,7 @@ r"""Max-pooling as one op, where the backend pools directly (the CPU's kernel).
 
 The forward finds each window's maximum and its place in the input plane; the gradient goes
 to that place only (:math:`\partial x_p = \sum_{\text{windows } w:\ p_w = p} g_w`), added by a
-scatter along the flattened plane. Where the backend has no such kernel,
+scatter along the flattened plane, as a gather's gradient. Where the backend has no such kernel,
 :func:`minitorch.nn.functional.max_pool2d` takes the maximum over a window view instead.
 """
 
@@ -11,11 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..autograd.function import Context, Function
-from ..autograd.grad_mode import is_grad_enabled
 from ..backends.base import PoolGeometry
-from ..dispatch import empty, scatter_add_op
 from ..pool_dispatch import max_pool2d_op
-from .indexing import ScatterAdd
+from .indexing import scatter_into_zeros
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -35,12 +33,9 @@ class MaxPool2d(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor, grad_indices: None = None) -> tuple[Tensor, None]:
+        # the values are a gather from each flattened plane: the gradient is a gather's backward
         (indices,) = ctx.saved_tensors
         *lead, height, width = ctx.input_shape
-        planes = (*lead, height * width)
-        index, source = indices.reshape(*lead, -1), grad.reshape(*lead, -1)
-        zeros = empty(planes, grad.dtype, grad.device)
-        zeros._raw_fill(0)
-        if is_grad_enabled():  # create_graph: the scatter is a node of the graph
-            return ScatterAdd.apply(zeros, len(lead), index, source).view(ctx.input_shape), None
-        return scatter_add_op(source, len(lead), index, zeros).view(ctx.input_shape), None
+        planes = scatter_into_zeros((*lead, height * width), len(lead), indices.reshape(*lead, -1),
+                                    grad.reshape(*lead, -1))
+        return planes.view(ctx.input_shape), None
