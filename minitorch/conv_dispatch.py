@@ -28,15 +28,20 @@ def has_direct_conv(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"], geo
     """Whether :func:`conv2d_op` is the way to compute this convolution: the operands' backend
     convolves directly and expects to be faster at these shapes (``conv2d_pays``), and they are
     all float32 or all float64, on one device."""
-    dtype = x._data.dtype
     operands = (x, weight) if bias is None else (x, weight, bias)
-    if not (dtype in DIRECT_DTYPES and all(t._data.dtype is dtype and t._device == x._device for t in operands)):
+    if not (_one_direct_dtype(operands) and all(t._device == x._device for t in operands)):
         return False
     backend = backend_of(x)
     if not offers(backend, ConvKernels):
         return False
     x_shape, w_shape = _planes(x._data).shape, _planes(weight._data).shape
     return len(x_shape) == len(w_shape) == 4 and cast(ConvKernels, backend).conv2d_pays(x_shape, w_shape, geometry)
+
+
+def _one_direct_dtype(operands: Sequence["Tensor"]) -> bool:
+    """Whether ``operands`` are all float32 or all float64."""
+    dtype = operands[0]._data.dtype
+    return dtype in DIRECT_DTYPES and all(t._data.dtype is dtype for t in operands)
 
 
 def _kernels_of(t: "Tensor") -> ConvKernels:
@@ -76,8 +81,7 @@ def check_conv_shapes(x_shape: Sequence[int], w_shape: Sequence[int], geometry: 
 
 def _check_operands(geometry: ConvGeometry, *operands: "Tensor") -> None:
     check_same_device(*operands)
-    dtype = operands[0]._data.dtype
-    if dtype not in DIRECT_DTYPES or any(t._data.dtype is not dtype for t in operands):
+    if not _one_direct_dtype(operands):
         raise ValueError(f"conv2d kernels take float32 or float64 operands of one dtype, got "
                          f"{[str(t._data.dtype) for t in operands]}")
     if not isinstance(geometry, ConvGeometry):

@@ -135,7 +135,7 @@ class ConvKernels(Protocol):
     Shapes: ``x`` ``(N, C, H, W)``, ``w`` ``(O, C/groups, KH, KW)``, ``bias`` ``(O,)`` or
     ``None``, the output ``(N, O, *geometry.output_size(H, W, KH, KW))``; every operand is
     float32 or float64 (one dtype for all), any layout; the results are fresh, contiguous and
-    at least one output position exists. The caller (:func:`minitorch.dispatch.conv2d_op`)
+    at least one output position exists. The caller (:func:`minitorch.conv_dispatch.conv2d_op`)
     checks all of it.
     """
 

@@ -23,8 +23,8 @@ from ... import creation
 from ...backends.base import PoolGeometry
 from ...ops.indexing import Gather
 from ...ops.pool import MaxPool2d
-from ...pool_dispatch import has_direct_max_pool
 from ...ops.windows import ConstantPad, windows
+from ...pool_dispatch import has_direct_max_pool
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
 
