@@ -28,6 +28,10 @@ MLP_TARGET = Target("torch_ratio", 1.5)
 LAYER_TARGET = Target("torch_ratio", 1.5)
 #: the course's standard run: the training CLI on the split set, 50 points, hidden 100, batches of 10
 COURSE_ARGS = ("--dataset", "split", "--points", "50", "--hidden", "100", "--batch-size", "10", "--no-progress")
+#: issue 23's digits run: the training CLI on scikit-learn's 8x8 digits (its preset: one hidden layer,
+#: Adam, batches of 32) with 128 hidden units, 64-128-10; one epoch per sample, at most 1.5x PyTorch
+DIGITS_ARGS = ("--dataset", "digits", "--hidden", "128", "--no-progress")
+DIGITS_TARGET = Target("torch_ratio", 1.5)
 SIMPLE, CUDA = "simple", "cuda"
 
 
@@ -173,15 +177,17 @@ TORCH_OPTIMIZERS = {"sgd": "SGD", "adam": "Adam", "adamw": "AdamW", "rmsprop": "
 SPLIT_EDGES = (0.2, 0.8)
 
 
-def course_options() -> argparse.Namespace:
-    """The training CLI's options for the standard run (its defaults for everything else)."""
+def course_options(cli_args: tuple[str, ...] = COURSE_ARGS) -> argparse.Namespace:
+    """The training CLI's options for ``cli_args`` (its defaults for everything else)."""
     try:
         from minitorch import train
     except ImportError:
+        if cli_args != COURSE_ARGS:
+            raise NotAvailable("this minitorch has no training CLI") from None
         return FALLBACK_OPTIONS
     parser = argparse.ArgumentParser()
     train.add_arguments(parser)
-    return train.resolve(parser, parser.parse_args(list(COURSE_ARGS)))
+    return train.resolve(parser, parser.parse_args(list(cli_args)))
 
 
 def course_data(options: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
@@ -192,12 +198,15 @@ def course_data(options: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
         points = np.random.default_rng(options.seed).random((options.points, 2))
         labels = (points[:, 0] < SPLIT_EDGES[0]) | (points[:, 0] > SPLIT_EDGES[1])
         return ((points - 0.5) * 2).astype(np.float32), labels.astype(np.int64)
-    data = train.load_data(options.dataset, options.points, options.seed)
+    try:
+        data = train.load_data(options.dataset, options.points, options.seed)
+    except ImportError as missing:  # the digits come from scikit-learn, an optional dependency
+        raise NotAvailable(str(missing)) from None
     return data.X_train.numpy().astype(np.float32), data.y_train.numpy().astype(np.int64)
 
 
-def minitorch_epoch(backend: Optional[str], device: str = "cpu") -> Optional[Call]:
-    """One epoch of ``minitorch.train.train_epoch``, set up as the CLI sets it up."""
+def minitorch_epoch(backend: Optional[str], device: str = "cpu", cli_args: tuple[str, ...] = COURSE_ARGS) -> Optional[Call]:
+    """One epoch of ``minitorch.train.train_epoch``, set up as the CLI sets it up for ``cli_args``."""
     from minitorch import train
     from minitorch.utils.data import DataLoader, TensorDataset
 
@@ -205,7 +214,7 @@ def minitorch_epoch(backend: Optional[str], device: str = "cpu") -> Optional[Cal
         cuda = getattr(minitorch, "cuda", None)
         if cuda is None or not cuda.is_available() or cuda.is_simulator():
             raise NotAvailable("no CUDA GPU here")
-    options = course_options()
+    options = course_options(cli_args)
     features, labels = course_data(options)
     with cpu_backend(backend):
         minitorch.manual_seed(options.seed)
@@ -219,11 +228,11 @@ def minitorch_epoch(backend: Optional[str], device: str = "cpu") -> Optional[Cal
     return on_backend(backend, lambda: train.train_epoch(model, loader, optimizer, loss_fn))
 
 
-def torch_epoch(torch: Any) -> Optional[Call]:
+def torch_epoch(torch: Any, cli_args: tuple[str, ...] = COURSE_ARGS) -> Optional[Call]:
     """The same MLP, optimizer, batches and loop body in PyTorch."""
     if torch is None:
         return None
-    options = course_options()
+    options = course_options(cli_args)
     features, labels = course_data(options)
     torch.manual_seed(options.seed)
     layers: list[Any] = []
@@ -251,6 +260,9 @@ def torch_epoch(torch: Any) -> Optional[Call]:
 COURSE_NAME = "course epoch: 50 pts, hidden 100, batch 10"
 COURSE_DESCRIPTION = ("one epoch of minitorch.train.train_epoch with the CLI's model, optimizer and shuffling "
                       "DataLoader (" + " ".join(COURSE_ARGS) + "); PyTorch runs the same loop")
+DIGITS_NAME = "digits epoch: 64-128-10, Adam, batch 32"
+DIGITS_DESCRIPTION = ("one epoch of minitorch.train.train_epoch on the digits' training split, set up as "
+                      "minitorch train " + " ".join(DIGITS_ARGS) + "; PyTorch runs the same loop")
 #: an epoch on the pure-Python backend takes seconds: this many, after the two warm-up epochs
 SIMPLE_EPOCHS = 3
 
@@ -265,6 +277,10 @@ def course_run_cases(ctx: Context) -> list[Case]:
         Case(f"{COURSE_NAME} [simple]", "training",
              {SIMPLE: lambda: minitorch_epoch(SIMPLE), TORCH: lambda: torch_epoch(ctx.torch)},
              rows=[Row(SIMPLE)], max_repeats=SIMPLE_EPOCHS, description=COURSE_DESCRIPTION + "; simple backend"),
+        Case(DIGITS_NAME, "training",
+             {MINITORCH: lambda: minitorch_epoch(None, cli_args=DIGITS_ARGS),
+              TORCH: lambda: torch_epoch(ctx.torch, DIGITS_ARGS)},
+             rows=[Row(MINITORCH, target=DIGITS_TARGET)], budget_s=3.0, description=DIGITS_DESCRIPTION),
     ]
 
 
