@@ -14,7 +14,9 @@ import pytest
 from minitorch.backends import cpu
 from minitorch.backends.cpu import CpuBackend, numba_matmul
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
-from minitorch.backends.cpu_matmul import MATMUL_BLOCK_K, MATMUL_BLOCK_M, MATMUL_BLOCK_N, MATMUL_TILE_M
+from minitorch.backends.cpu_matmul import (
+    MATMUL_BLOCK_K, MATMUL_BLOCK_M, MATMUL_BLOCK_N, MATMUL_MIN_TASKS, MATMUL_TILE_M, matmul_grid,
+)
 from minitorch.tensor_data import TensorData, strides_from_shape
 
 CPU = CpuBackend()
@@ -34,6 +36,10 @@ BLOCK_EDGE_SIZES = [
     (34, MATMUL_BLOCK_K + 1, 2 * MATMUL_TILE_M + 3),
     (MATMUL_BLOCK_N + 3, 9, 5),
     (45, 2 * MATMUL_BLOCK_K + 3, MATMUL_BLOCK_M + 5),
+    # few rows: the tasks are blocks of columns, the last one ragged
+    (1, 40, 3 * MATMUL_TILE_M + 5),
+    (5, 2 * MATMUL_BLOCK_K + 1, 4 * MATMUL_TILE_M + 3),
+    (64, 100, 2 * MATMUL_BLOCK_M + 7),
 ]
 
 
@@ -103,6 +109,37 @@ def test_kernel_block_edges(n: int, k: int, m: int, dtype: np.dtype) -> None:
 def test_block_edge_sizes_reach_both_paths() -> None:
     work = [n * k * m for n, k, m in BLOCK_EDGE_SIZES]
     assert min(work) < PARALLEL_MIN_WORK <= max(work)
+    assert any(matmul_grid(1, n, m)[3] > 1 for n, k, m in BLOCK_EDGE_SIZES)  # some split into column blocks
+
+
+@pytest.mark.task("3.3")
+@pytest.mark.parametrize("matrices, n, m, grid", [
+    # a linear layer's forward, batch 64 x 256 outputs: four column blocks pack 4 * 64 + 256 rows
+    # of length k, four row blocks 64 + 4 * 256
+    (1, 64, 256, (64, 1, 64, 4)),
+    (1, 1024, 1024, (256, 4, 1024, 1)),  # blocks of 256 rows already make four tasks
+    (8, 64, 64, (64, 1, 64, 1)),  # eight matrices are eight tasks
+    # tall and narrow: rows are the cheaper cut; 75 rows rounded up to whole 4-row tiles
+    (1, 300, 40, (76, 4, 48, 1)),
+    (1, 1, 784, (4, 1, 208, 4)),  # a vector times a matrix: only columns can be cut
+    (1, 8, 8, (8, 1, 16, 1)),  # too small to cut
+], ids=str)
+def test_matmul_grid_by_hand(matrices: int, n: int, m: int, grid: tuple[int, int, int, int]) -> None:
+    assert matmul_grid(matrices, n, m) == grid
+
+
+@pytest.mark.task("3.3")
+@pytest.mark.parametrize("matrices", (1, 3))
+@pytest.mark.parametrize("n", (1, 7, 16, 33, 64, 257, 1000))
+@pytest.mark.parametrize("m", (1, 15, 16, 50, 256, 784))
+def test_matmul_grid_covers_out_once(matrices: int, n: int, m: int) -> None:
+    rows, row_blocks, cols, col_blocks = matmul_grid(matrices, n, m)
+    assert rows % 4 == 0 and cols % MATMUL_TILE_M == 0 and rows <= max(MATMUL_BLOCK_N, 4)
+    assert (row_blocks - 1) * rows < n <= row_blocks * rows  # no empty block, no row left out
+    assert (col_blocks - 1) * cols < m <= col_blocks * cols
+    tasks = matrices * row_blocks * col_blocks
+    if n >= 4 * 16 and m >= 4 * MATMUL_TILE_M:  # large enough to cut four ways: threads get work
+        assert tasks >= MATMUL_MIN_TASKS
 
 
 @pytest.mark.task("3.3")
