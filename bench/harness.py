@@ -121,6 +121,13 @@ class Row:
     target: Optional[Target] = None
 
 
+#: the default pause before each timed batch. After its last parallel region an OpenMP pool
+#: (Numba's and PyTorch's, each with its default wait policy) spins about 10 ms before its
+#: threads sleep (measured here from the threads' CPU time: 8-10 ms after an ``exp`` of 1e6);
+#: 20 ms lets them sleep, so the next library timed gets both cores
+SETTLE_S = 0.02
+
+
 @dataclass
 class Case:
     """One measured operation, timed for every key that has a factory."""
@@ -134,9 +141,10 @@ class Case:
     budget_s: float = 1.0
     #: at most this many repetitions whatever the settings (calls of several seconds)
     max_repeats: Optional[int] = None
-    #: seconds of idle before each timed batch: OpenBLAS's threads keep spinning for a while
-    #: after a call and would take the cores from whichever library is timed next
-    settle_s: float = 0.0
+    #: seconds of idle before each timed batch: a library's idle threads keep spinning for a
+    #: while after its last call and would take the cores from whichever library is timed next
+    #: (:data:`SETTLE_S`; the matmul cases wait longer, for OpenBLAS)
+    settle_s: float = SETTLE_S
     #: fills ``times`` itself instead of the in-process timing loop (subprocess measurements)
     runner: Optional[Callable[["Case", "Settings"], None]] = None
     description: str = ""

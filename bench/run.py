@@ -23,9 +23,11 @@ THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 # Must happen before NumPy (OpenBLAS), Numba or PyTorch (OpenMP) start their thread pools.
 os.environ["OPENBLAS_NUM_THREADS"] = str(THREADS)
 os.environ.setdefault("NUMBA_NUM_THREADS", str(THREADS))
-# Idle OpenMP threads sleep instead of spinning, so one library's idle pool does not steal
-# the cores the next interleaved measurement needs (minitorch's cpu backend sets the same).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OMP_WAIT_POLICY is left as each library's users get it: idle OpenMP threads spin for a few
+# milliseconds before they sleep, which makes back-to-back small parallel ops fast. (PASSIVE, which
+# this bench once set, made every parallel region wake sleeping threads: PyTorch's MLP step took
+# 2.2x as long, minitorch's 1.3x.) Each timed batch waits harness.SETTLE_S first, so one
+# library's spinning pool does not take the cores the next measurement needs.
 # OpenBLAS's own threads (NumPy's matmul) spin too: by default an idle one sleeps after 2**28
 # cycles (about 0.1 s), which outlasts the matmul cases' pause before each batch and takes a core
 # from whichever library is timed next (a 1024 float32 matmul by the Numba kernel: 26-28 ms in the
@@ -107,7 +109,7 @@ def header(torch: Optional[ModuleType], settings: harness.Settings) -> list[str]
         f"NumPy {np.__version__} (OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']})",
         torch_text,
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}, "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset (the default)')}, "
         f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT')}; load average at start {LOAD_AT_START:.2f} "
         "(figures are only clean on an otherwise idle machine)",
         f"medians of {settings.min_repeats}-{settings.repeats} interleaved repetitions (batches of "
