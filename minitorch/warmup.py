@@ -11,6 +11,7 @@ does not wait for the compiler:
 * a small convolutional net (``Conv2d``, ``MaxPool2d``, ``BatchNorm2d``, ``Flatten``);
 * the elementwise functions and reductions such models call (``exp``, ``log``, ``softmax``,
   ``mean``, ``max``, ``argmax``, comparisons).
+* the optimizers' updates of a parameter large enough for their threaded kernels.
 
 Each workload runs in float32, the default dtype. ``make`` runs the command after setting up
 the environment; ``pip install`` users run it once by hand. A second run finds everything in
@@ -103,7 +104,21 @@ def functions(batch: int) -> None:
     (x.argmax(dim=1).sum() + (x >= 0).sum() + (x < 0).any()).item()
 
 
-WORKLOADS: dict[str, Callable[[int], None]] = {"mlp": mlp, "convnet": convnet, "functions": functions}
+def optimizers(batch: int) -> None:
+    """The updates of SGD with momentum and of Adam on a parameter of ``batch`` rows of the MLP's
+    hidden width: large enough at ``LARGE_BATCH`` for their threaded kernels (a model's own
+    parameters are the same size at any batch)."""
+    weight = minitorch.zeros(batch, MLP_WIDTHS[1], requires_grad=True)
+    for optimizer in (optim.SGD([weight], lr=0.01, momentum=0.9), optim.Adam([weight], lr=1e-3)):
+        for _ in range(2):
+            optimizer.zero_grad()
+            (weight * weight).sum().backward()
+            optimizer.step()
+
+
+WORKLOADS: dict[str, Callable[[int], None]] = {
+    "mlp": mlp, "convnet": convnet, "functions": functions, "optimizers": optimizers,
+}
 
 
 def warm_batch(batch: int) -> None:

@@ -182,6 +182,43 @@ class PoolKernels(Protocol):
         """
 
 
+@dataclass(frozen=True)
+class AdamStep:
+    r"""The numbers of one Adam step, the same for every element of a parameter.
+
+    ``step_size`` is :math:`\gamma / (1-\beta_1^t)` and ``bias_correction2_sqrt``
+    :math:`\sqrt{1-\beta_2^t}` at step :math:`t`; ``weight_decay`` :math:`\lambda` is added to
+    the gradient as :math:`\lambda\theta` (Adam), or with ``decoupled`` shrinks the parameter by
+    ``1 - lr * weight_decay`` first (AdamW); ``maximize`` negates the gradient.
+    """
+
+    beta1: float
+    beta2: float
+    eps: float
+    lr: float
+    step_size: float
+    bias_correction2_sqrt: float
+    weight_decay: float = 0.0
+    decoupled: bool = False
+    maximize: bool = False
+
+
+@runtime_checkable
+class OptimizerKernels(Protocol):
+    """A fused optimizer update a backend may offer besides :class:`Backend`'s set (the CPU does)."""
+
+    def adam_step(self, param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
+                  max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
+        """One Adam step of ``param`` in place, and of its moments ``exp_avg`` and ``exp_avg_sq`` (and,
+        with amsgrad, the running maximum ``max_exp_avg_sq``), from ``grad``.
+
+        The same arithmetic as the tensor ops of :func:`minitorch.optim.adam.adam_update`, in the
+        parameter's dtype and order, so the same results. Every operand is contiguous, of one shape
+        and of one dtype, float32 or float64; the caller
+        (:func:`minitorch.optim_dispatch.adam_step_op`) has checked it.
+        """
+
+
 @functools.lru_cache(maxsize=None)
 def _class_offers(backend_class: type, kernels: type) -> bool:
     return issubclass(backend_class, kernels)
@@ -189,7 +226,7 @@ def _class_offers(backend_class: type, kernels: type) -> bool:
 
 def offers(backend: object, kernels: type) -> bool:
     """Whether ``backend`` has the methods of the protocol ``kernels`` (:class:`ConvKernels`,
-    :class:`PoolKernels`): asked once per backend class, as a protocol's own ``isinstance``
+    :class:`PoolKernels`, :class:`OptimizerKernels`): asked once per backend class, as a protocol's own ``isinstance``
     compares every method each time (about 20 us)."""
     return _class_offers(type(backend), kernels)
 

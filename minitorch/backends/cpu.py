@@ -46,7 +46,7 @@ from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from . import cpu_matmul
 from . import opcodes
-from .base import ConvGeometry, PoolGeometry, reduce_has_work
+from .base import AdamStep, ConvGeometry, PoolGeometry, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
 from .opcodes import code_of
 
@@ -437,6 +437,12 @@ class CpuBackend:
         from . import cpu_pool
 
         cpu_pool.max_pool2d(x, geometry, values, indices)
+
+    def adam_step(self, param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
+                  max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
+        from . import cpu_optim
+
+        cpu_optim.adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step)
 
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 

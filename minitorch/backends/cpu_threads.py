@@ -25,7 +25,7 @@ from typing import Optional
 import numba
 
 from ..tensor_data import TensorData
-from .base import ConvGeometry, PoolGeometry
+from .base import AdamStep, ConvGeometry, PoolGeometry
 from .cpu import CpuBackend
 
 #: the layers that several Python threads may enter at once
@@ -96,6 +96,11 @@ class SerialisedCpuBackend(CpuBackend):
     def max_pool2d(self, x: TensorData, geometry: PoolGeometry, values: TensorData, indices: TensorData) -> None:
         with self._launch_lock:
             super().max_pool2d(x, geometry, values, indices)
+
+    def adam_step(self, param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
+                  max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
+        with self._launch_lock:
+            super().adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step)
 
 
 def cpu_backend() -> CpuBackend:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from ..backends.base import AdamStep
 from ..creation import tensor, zeros_like
+from ..optim_dispatch import adam_step_op, fused_update_fits
 from ..tensor import Tensor
 from .common import check_betas, check_flags, check_non_negative, decayed, directed, next_step
 from .optimizer import Optimizer, ParamGroup, ParamsT
@@ -20,6 +22,30 @@ def check_adam_options(lr: float, betas: tuple[float, float], eps: float, weight
     check_non_negative(lr=lr, eps=eps)
     check_betas(betas)
     check_non_negative(weight_decay=weight_decay)
+
+
+def _moments(state: dict[str, Any], group: ParamGroup) -> list[Tensor]:
+    """The state's buffers that a step writes: the two moments, and with amsgrad the running maximum."""
+    names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if group["amsgrad"] else ("exp_avg", "exp_avg_sq")
+    return [state[name] for name in names]
+
+
+def fused_adam_fits(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> bool:
+    """Whether :func:`fused_adam` can take this step (:func:`minitorch.optim_dispatch.fused_update_fits`)."""
+    buffers = _moments(state, group)
+    return all(isinstance(b, Tensor) for b in buffers) and fused_update_fits(param, grad, buffers)
+
+
+def fused_adam(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup, step_size: float,
+               bias_correction2_sqrt: float) -> None:
+    """:func:`adam_update`'s arithmetic, after the step count, by the backend's fused kernel: one pass
+    over the parameter instead of a dozen tensor ops (the same results, bit for bit)."""
+    beta1, beta2 = group["betas"]
+    moments = _moments(state, group)
+    step = AdamStep(beta1=beta1, beta2=beta2, eps=group["eps"], lr=group["lr"], step_size=step_size,
+                    bias_correction2_sqrt=bias_correction2_sqrt, weight_decay=group.get("weight_decay", 0),
+                    decoupled=group.get("decoupled_weight_decay", False), maximize=group["maximize"])
+    adam_step_op(param, grad, moments[0], moments[1], moments[2] if len(moments) > 2 else None, step)
 
 
 def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
@@ -43,14 +69,17 @@ def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: Param
             state["max_exp_avg_sq"] = zeros_like(param)
     lr, eps = group["lr"], group["eps"]
     beta1, beta2 = group["betas"]
-    grad = directed(grad, group)
     step = next_step(state)
+    bias_correction1 = 1 - beta1**step
+    bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+    if fused_adam_fits(param, grad, state, group):  # the backend's one-pass kernel: the same arithmetic
+        fused_adam(param, grad, state, group, lr / bias_correction1, bias_correction2_sqrt)
+        return
+    grad = directed(grad, group)
     grad = decayed(param, grad, group)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
     exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
-    bias_correction1 = 1 - beta1**step
-    bias_correction2_sqrt = math.sqrt(1 - beta2**step)
     second_moment = exp_avg_sq
     if group["amsgrad"]:
         state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(exp_avg_sq))

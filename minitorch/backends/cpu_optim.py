@@ -1,0 +1,123 @@
+r"""Adam's update of one parameter in one pass: the CPU's :meth:`~.base.OptimizerKernels.adam_step`.
+
+.. math::
+    m \leftarrow \beta_1 m + (1-\beta_1) g,\qquad v \leftarrow \beta_2 v + (1-\beta_2) g^2,\qquad
+    \theta \leftarrow \theta - \alpha_t \frac{m}{\sqrt{v}/c_t + \epsilon}
+
+with :math:`\alpha_t = \gamma / (1-\beta_1^t)` and :math:`c_t = \sqrt{1-\beta_2^t}` (the
+caller's ``step_size`` and ``bias_correction2_sqrt``). Written with tensor ops (course task
+6.2) the update is about a dozen ops per parameter, each a pass over memory and a few
+microseconds of Python: on a small model that is most of a training step. Here each element is
+read and written once.
+
+The arithmetic is the tensor ops', one operation at a time, in the same order and in the
+parameter's dtype (every number rounded to it first, as a Python number is when an op meets a
+tensor), and this module allows no fused multiply-add: the results are those of the tensor-op
+update, bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+from numba import njit, prange
+
+from ..tensor_data import TensorData
+from . import kernel_cache
+from .base import AdamStep
+from .cpu_kernels import KERNEL_OPTIONS, prange_only, serial_twin, threaded
+
+# cached under a digest of this file's source (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
+
+#: the places of the step's numbers in ``hyper`` (an array of the parameter's dtype)
+BETA1, ONE_MINUS_BETA1, BETA2, ONE_MINUS_BETA2, EPS, STEP_SIZE, BIAS_CORRECTION2_SQRT = range(7)
+#: the weight decay factor: ``g + weight_decay * theta`` (Adam), or the shrink factor
+#: ``1 - lr * weight_decay`` applied to ``theta`` first (AdamW)
+WEIGHT_DECAY = 7
+HYPER_SIZE = 8
+#: how ``weight_decay`` enters: not at all, into the gradient, or shrinking the parameter
+NO_DECAY, COUPLED_DECAY, DECOUPLED_DECAY = range(3)
+
+
+#: elements updated together: each step of the update is a loop of its own over a chunk (a
+#: loop that writes one array and reads two or three is one LLVM vectorises; a single loop
+#: writing three arrays and reading five is not, for the checks that they do not overlap)
+CHUNK = 512
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def adam_gradient(g, p, weight_decay, decay: int, maximize: bool):  # type: ignore[no-untyped-def]
+    """The gradient the moments take: negated to maximize, plus ``weight_decay * p`` (Adam's decay)."""
+    g = -g if maximize else g
+    return g + weight_decay * p if decay == COUPLED_DECAY else g
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def adam_chunk(
+    start: int, stop: int, param: np.ndarray, grad: np.ndarray, exp_avg: np.ndarray, exp_avg_sq: np.ndarray,
+    max_exp_avg_sq: np.ndarray, hyper: np.ndarray, decay: int, amsgrad: bool, maximize: bool,
+) -> None:
+    """Elements ``start <= i < stop``: the moments, then the parameter (``max_exp_avg_sq`` only with ``amsgrad``)."""
+    p, g = param[start:stop], grad[start:stop]
+    m, v = exp_avg[start:stop], exp_avg_sq[start:stop]
+    beta1, one_minus_beta1 = hyper[BETA1], hyper[ONE_MINUS_BETA1]
+    beta2, one_minus_beta2 = hyper[BETA2], hyper[ONE_MINUS_BETA2]
+    eps, step_size, correction = hyper[EPS], hyper[STEP_SIZE], hyper[BIAS_CORRECTION2_SQRT]
+    weight_decay = hyper[WEIGHT_DECAY]
+    for j in range(stop - start):
+        m[j] = m[j] * beta1 + adam_gradient(g[j], p[j], weight_decay, decay, maximize) * one_minus_beta1
+    for j in range(stop - start):
+        gj = adam_gradient(g[j], p[j], weight_decay, decay, maximize)
+        v[j] = v[j] * beta2 + (gj * gj) * one_minus_beta2
+    second = v
+    if amsgrad:  # the running maximum of v, NaN kept as the tensor op `maximum` keeps it
+        top = max_exp_avg_sq[start:stop]
+        for j in range(stop - start):
+            top[j] = top[j] if (top[j] > v[j] or top[j] != top[j]) else v[j]
+        second = top
+    for j in range(stop - start):
+        pj = p[j] * weight_decay if decay == DECOUPLED_DECAY else p[j]
+        p[j] = pj - (m[j] / (np.sqrt(second[j]) / correction + eps)) * step_size
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def adam_kernel(
+    param: np.ndarray, grad: np.ndarray, exp_avg: np.ndarray, exp_avg_sq: np.ndarray, max_exp_avg_sq: np.ndarray,
+    hyper: np.ndarray, decay: int, amsgrad: bool, maximize: bool,
+) -> None:
+    """One Adam step over contiguous buffers of one dtype and ``param.size`` elements each
+    (``max_exp_avg_sq`` only read with ``amsgrad``); ``hyper`` holds the numbers at :data:`BETA1`..."""
+    size = param.size
+    for chunk in prange((size + CHUNK - 1) // CHUNK):
+        start = chunk * CHUNK
+        adam_chunk(start, min(start + CHUNK, size), param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, hyper,
+                   decay, amsgrad, maximize)
+
+
+#: :func:`adam_kernel` without threads, for small parameters (see :func:`.cpu_kernels.serial_twin`)
+adam_kernel_serial = serial_twin(adam_kernel, **KERNEL_OPTIONS)
+
+
+def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
+              max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
+    """:meth:`.base.OptimizerKernels.adam_step` on contiguous float32 or float64 buffers."""
+    if param.size == 0:
+        return
+    dtype = param.storage.dtype
+    hyper = np.empty(HYPER_SIZE, dtype)  # each number rounded to the parameter's dtype, once
+    hyper[BETA1], hyper[ONE_MINUS_BETA1] = step.beta1, 1 - step.beta1
+    hyper[BETA2], hyper[ONE_MINUS_BETA2] = step.beta2, 1 - step.beta2
+    hyper[EPS], hyper[STEP_SIZE], hyper[BIAS_CORRECTION2_SQRT] = step.eps, step.step_size, step.bias_correction2_sqrt
+    if step.weight_decay == 0:
+        decay = NO_DECAY
+    elif step.decoupled:
+        decay, hyper[WEIGHT_DECAY] = DECOUPLED_DECAY, 1 - step.lr * step.weight_decay
+    else:
+        decay, hyper[WEIGHT_DECAY] = COUPLED_DECAY, step.weight_decay
+    amsgrad = max_exp_avg_sq is not None
+    running_max = max_exp_avg_sq.buffer if max_exp_avg_sq is not None else exp_avg_sq.buffer  # unread without amsgrad
+    kernel = adam_kernel if threaded(param.size) else adam_kernel_serial
+    kernel(param.buffer, grad.buffer, exp_avg.buffer, exp_avg_sq.buffer, running_max, hyper, decay, amsgrad,
+           step.maximize)
