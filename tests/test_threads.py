@@ -27,6 +27,7 @@ from minitorch import backends, nn
 from minitorch.autograd import function as autograd_function
 from minitorch.backends.cpu import CpuBackend
 from minitorch.backends.cpu_threads import SerialisedCpuBackend
+from minitorch.tensor_data import TensorData
 from numba_cache_copy import kernel_cache_copy
 
 #: seconds a thread waits for another before the test fails (never reached when it passes;
@@ -357,6 +358,28 @@ def test_serialised_backend_locks_every_primitive() -> None:
     primitives = {name for name, _ in inspect.getmembers(CpuBackend, inspect.isfunction) if not name.startswith("_")}
     wrapped = {name for name in primitives if name in vars(SerialisedCpuBackend)}
     assert primitives - wrapped == {"empty", "conv2d_pays"}
+    assert {"map", "zip", "matmul", "conv2d", "max_pool2d", "adam_step"} <= wrapped
+
+
+def test_serialised_primitive_holds_the_lock_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrapped primitive runs its kernel inside the lock: another thread cannot take it meanwhile."""
+    from minitorch.backends import cpu
+
+    taken_elsewhere = []
+
+    def kernel(a: TensorData, b: TensorData, out: TensorData) -> None:
+        other = threading.Thread(target=lambda: taken_elsewhere.append(
+            SerialisedCpuBackend._launch_lock.acquire(blocking=False)))
+        other.start()
+        other.join()
+        out.storage[:] = 1.0
+
+    monkeypatch.setattr(cpu, "numba_matmul", kernel)
+    a, b, out = (TensorData(np.zeros(4), (2, 2)) for _ in range(3))
+    SerialisedCpuBackend().matmul(a, b, out)
+    assert taken_elsewhere == [False] and (out.storage == 1.0).all()
+    assert SerialisedCpuBackend._launch_lock.acquire(blocking=False)  # released afterwards
+    SerialisedCpuBackend._launch_lock.release()
 
 
 WORKQUEUE_CHILD = """

@@ -19,13 +19,13 @@ one lock, so threads' kernels take turns (each still spread over every core).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import threading
-from typing import Optional
+from typing import Any, Callable
 
 import numba
 
-from ..tensor_data import TensorData
-from .base import AdamStep, ConvGeometry, PoolGeometry
 from .cpu import CpuBackend
 
 #: the layers that several Python threads may enter at once
@@ -38,69 +38,41 @@ def threading_layer() -> str:
     return numba.threading_layer()
 
 
+#: the methods of :class:`CpuBackend` that run no kernel, so need no lock
+LOCK_FREE = frozenset({"empty", "conv2d_pays"})
+
+
 class SerialisedCpuBackend(CpuBackend):
-    """:class:`CpuBackend` with each primitive run under one process-wide lock."""
+    """:class:`CpuBackend` with each primitive run under one process-wide lock.
+
+    Every public method of :class:`CpuBackend` but :data:`LOCK_FREE` is wrapped, by
+    :func:`_serialise` below: a primitive added to the cpu backend is locked here without
+    anyone having to remember it (twice a new one was missed while the wrappers were written
+    out by hand).
+    """
 
     # re-entrant: a float16 op calls the same primitive again in float32
     _launch_lock = threading.RLock()
 
-    def map(self, op: str, a: TensorData, out: TensorData) -> None:
-        with self._launch_lock:
-            super().map(op, a, out)
 
-    def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
-        with self._launch_lock:
-            super().zip(op, a, b, out)
+def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` run under :attr:`SerialisedCpuBackend._launch_lock`."""
 
-    def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
+    @functools.wraps(method)
+    def run(self: SerialisedCpuBackend, *args: Any, **kwargs: Any) -> Any:
         with self._launch_lock:
-            super().reduce(op, a, dim, out)
+            return method(self, *args, **kwargs)
 
-    def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
-        with self._launch_lock:
-            super().arg_reduce(op, a, dim, out)
+    return run
 
-    def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
-        with self._launch_lock:
-            super().matmul(a, b, out)
 
-    def accumulate(self, src: TensorData, out: TensorData) -> None:
-        with self._launch_lock:
-            super().accumulate(src, out)
+def _serialise() -> None:
+    for name, method in inspect.getmembers(CpuBackend, inspect.isfunction):
+        if not name.startswith("_") and name not in LOCK_FREE:
+            setattr(SerialisedCpuBackend, name, _locked(method))
 
-    def gather(self, a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
-        with self._launch_lock:
-            super().gather(a, dim, index, out)
 
-    def scatter_add(self, src: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
-        with self._launch_lock:
-            super().scatter_add(src, dim, index, out)
-
-    def log_softmax(self, a: TensorData, out: TensorData) -> None:
-        with self._launch_lock:
-            super().log_softmax(a, out)
-
-    def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
-               out: TensorData) -> None:
-        with self._launch_lock:
-            super().conv2d(x, w, bias, geometry, out)
-
-    def conv2d_input_grad(self, grad: TensorData, w: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
-        with self._launch_lock:
-            super().conv2d_input_grad(grad, w, geometry, out)
-
-    def conv2d_weight_grad(self, grad: TensorData, x: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
-        with self._launch_lock:
-            super().conv2d_weight_grad(grad, x, geometry, out)
-
-    def max_pool2d(self, x: TensorData, geometry: PoolGeometry, values: TensorData, indices: TensorData) -> None:
-        with self._launch_lock:
-            super().max_pool2d(x, geometry, values, indices)
-
-    def adam_step(self, param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
-                  max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
-        with self._launch_lock:
-            super().adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step)
+_serialise()
 
 
 def cpu_backend() -> CpuBackend:
