@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..autograd.function import Context, Function
 from ..dispatch import arg_reduce_op, reduce_op
+from ..tensor_data import TensorData
 
 if TYPE_CHECKING:  # tensor.py imports this module
     from ..tensor import Tensor
@@ -19,6 +20,30 @@ def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, 
 
 def _drop_dims(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(size for d, size in enumerate(shape) if d not in dims)
+
+
+def _merged_runs(a: Tensor, dims: tuple[int, ...]) -> tuple[Tensor, tuple[int, ...]]:
+    """``a`` viewed with each run of neighbouring ``dims`` merged into one dimension, and the
+    merged dimensions to reduce; ``a`` and ``dims`` as they are unless ``a`` is contiguous.
+
+    A reduction kernel finds each output's elements by a division per dimension and sums each
+    run in one go: a sum over all of a contiguous ``(32, 16, 32, 32)`` is one run of 524288
+    elements instead of four reductions (the first over 16384 runs of 32), and a convolution's
+    bias gradient, over dimensions 0, 2 and 3, reduces ``(32, 16, 1024)`` along its last
+    dimension, then dimension 0 of what is left.
+    """
+    if len(dims) < 2 or not a.is_contiguous():
+        return a, dims
+    shape: list[int] = []
+    merged: list[int] = []
+    for d, size in enumerate(a.shape):
+        if d in dims and d - 1 in dims:
+            shape[-1] *= size
+            continue
+        if d in dims:
+            merged.append(len(shape))
+        shape.append(size)
+    return a._view_of(TensorData(a._data.storage, shape, None, a._data.offset)), tuple(merged)
 
 
 def _one_hot_along(indices: Tensor, shape: tuple[int, ...], dim: int, dtype: object) -> Tensor:
@@ -37,10 +62,12 @@ class Sum(Function):
         # BEGIN SOLUTION 2.3
         ctx.input_shape = a.shape
         ctx.dims = dims
-        out = a
-        for d in dims:
+        out, merged = _merged_runs(a, dims)  # the cpu path: neighbouring reduced dimensions as one
+        for d in sorted(merged, reverse=True):  # innermost first: the others then shrink
             out = reduce_op("sum", out, d)
-        return out if keepdim else out.view(_drop_dims(a.shape, dims))
+        if keepdim:
+            return out if merged is dims else out.view(_reduced_shape(a.shape, dims))
+        return out.view(_drop_dims(a.shape, dims))
         # END SOLUTION
 
     @staticmethod
