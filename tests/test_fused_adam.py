@@ -232,3 +232,18 @@ def test_empty_parameter_is_a_no_op() -> None:
     param.grad = minitorch.zeros(0)
     optimizer.step()
     assert param.shape == (0,)
+
+
+def test_with_grad_mode_on_the_tensor_ops_and_their_checks_apply() -> None:
+    """Outside ``no_grad`` (a direct call of the update rule) writing into a leaf that requires
+    grad is refused, as by the in-place ops; ``Optimizer.step`` runs it under ``no_grad``."""
+    param = minitorch.ones(3, requires_grad=True)
+    state: dict[str, Any] = {}
+    group = {"lr": LR, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0, "amsgrad": False, "maximize": False}
+    assert not adam_module.fused_adam_fits(param, minitorch.ones(3), {"exp_avg": minitorch.zeros(3),
+                                                                      "exp_avg_sq": minitorch.zeros(3)}, group)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        adam_module.adam_update(param, minitorch.ones(3), state, group)
+    with minitorch.no_grad():
+        adam_module.adam_update(param, minitorch.ones(3), state, group)
+    assert (param.detach().numpy() < 1).all()

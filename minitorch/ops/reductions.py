@@ -62,11 +62,11 @@ class Sum(Function):
         # BEGIN SOLUTION 2.3
         ctx.input_shape = a.shape
         ctx.dims = dims
-        out, merged = _merged_runs(a, dims)  # the cpu path: neighbouring reduced dimensions as one
+        out, merged = _merged_runs(a, dims)  # neighbouring reduced dimensions as one
         for d in sorted(merged, reverse=True):  # innermost first: the others then shrink
             out = reduce_op("sum", out, d)
-        if keepdim:
-            return out if merged is dims else out.view(_reduced_shape(a.shape, dims))
+        if keepdim:  # each reduction keeps its dimension, as 1; merged ones are split again
+            return out if out.dim() == a.dim() else out.view(_reduced_shape(a.shape, dims))
         return out.view(_drop_dims(a.shape, dims))
         # END SOLUTION
 

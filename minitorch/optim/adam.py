@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from ..autograd.grad_mode import is_grad_enabled
 from ..backends.base import AdamStep
 from ..creation import tensor, zeros_like
 from ..optim_dispatch import adam_step_op, fused_update_fits
@@ -31,7 +32,11 @@ def _moments(state: dict[str, Any], group: ParamGroup) -> list[Tensor]:
 
 
 def fused_adam_fits(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> bool:
-    """Whether :func:`fused_adam` can take this step (:func:`minitorch.optim_dispatch.fused_update_fits`)."""
+    """Whether :func:`fused_adam` can take this step: under ``no_grad``, as :meth:`Optimizer.step`
+    runs it (with grad mode on, the in-place ops' checks and graph apply), and on operands the
+    kernel takes (:func:`minitorch.optim_dispatch.fused_update_fits`)."""
+    if is_grad_enabled():
+        return False
     buffers = _moments(state, group)
     return all(isinstance(b, Tensor) for b in buffers) and fused_update_fits(param, grad, buffers)
 
