@@ -10,7 +10,7 @@ does not wait for the compiler:
   MSE losses, trained by SGD with momentum and by Adam;
 * a small convolutional net (``Conv2d``, ``MaxPool2d``, ``BatchNorm2d``, ``Flatten``);
 * the elementwise functions and reductions such models call (``exp``, ``log``, ``softmax``,
-  ``mean``, ``max``, ``argmax``, comparisons).
+  ``mean``, ``max``, ``argmax``, comparisons), and cross-entropy over many classes.
 * the optimizers' updates of a parameter large enough for their threaded kernels.
 
 Each workload runs in float32, the default dtype. ``make`` runs the command after setting up
@@ -100,7 +100,8 @@ def functions(batch: int) -> None:
     x.requires_grad_(True)
     y = x.exp().log1p() + x.abs().sqrt() * x.sin() - x.cos() / (x.pow(2) + 1)
     y = y + x.softmax(dim=1) + x.log_softmax(dim=1) + x.clamp(-1, 1) + minitorch.where(x > 0, x, -x)
-    (y.sum() + y.mean() + y.max() + y.var() + (x - 1).neg().maximum(x).min()).backward()
+    loss = nn.functional.cross_entropy(x, x.argmax(dim=1))  # as wide as the threaded kernels need at LARGE_BATCH
+    (y.sum() + y.mean() + y.max() + y.var() + (x - 1).neg().maximum(x).min() + loss).backward()
     (x.argmax(dim=1).sum() + (x >= 0).sum() + (x < 0).any()).item()
 
 

@@ -219,6 +219,37 @@ class OptimizerKernels(Protocol):
         """
 
 
+@runtime_checkable
+class LossKernels(Protocol):
+    r"""Cross-entropy with class indices in one kernel each way, which a backend may offer besides
+    :class:`Backend`'s set (the CPU does); elsewhere it is a log-softmax and a few primitives.
+
+    For logits ``x`` ``(n, classes)`` and int64 targets ``target`` ``(n,)``: the loss of row
+    :math:`i` is :math:`\ell_i = -\log \mathrm{softmax}(x_i)_{y_i}`, 0 where
+    :math:`y_i` is ``ignore_index``.
+    """
+
+    def target_range(self, target: TensorData, ignore_index: int) -> tuple[int, int, int]:
+        """``(low, high, counted)``: the smallest and largest of the int64 vector ``target`` other than
+        ``ignore_index``, and how many those are (``(0, 0, 0)`` when none is)."""
+
+    def cross_entropy(self, x: TensorData, target: TensorData, ignore_index: int, log_p: TensorData,
+                      losses: TensorData) -> float:
+        """The rows' log-softmax of ``x`` into ``log_p`` (``x``'s shape), each row's loss into ``losses``
+        ``(n,)``; returns the losses' sum in float64.
+
+        ``x`` is float32 or float64, any layout, with at least one class; ``log_p`` and ``losses`` are fresh,
+        contiguous and of its dtype; every target is ``ignore_index`` or a class (the caller,
+        :func:`minitorch.loss_dispatch.cross_entropy_op`, has checked them with :meth:`target_range`).
+        """
+
+    def cross_entropy_backward(self, log_p: TensorData, target: TensorData, ignore_index: int, grad: TensorData,
+                               divisor: int, grad_x: TensorData) -> None:
+        r"""The logits' gradient into ``grad_x`` (``log_p``'s shape, fresh and contiguous):
+        :math:`w_i (e^{\log p_{ic}} - [c = y_i])` with :math:`w_i` = ``grad[i] / divisor`` in ``log_p``'s
+        dtype (``grad`` is ``(n,)``, or 0-d for every row), 0 for an ignored row."""
+
+
 @functools.lru_cache(maxsize=None)
 def _class_offers(backend_class: type, kernels: type) -> bool:
     return issubclass(backend_class, kernels)
@@ -226,7 +257,7 @@ def _class_offers(backend_class: type, kernels: type) -> bool:
 
 def offers(backend: object, kernels: type) -> bool:
     """Whether ``backend`` has the methods of the protocol ``kernels`` (:class:`ConvKernels`,
-    :class:`PoolKernels`, :class:`OptimizerKernels`): asked once per backend class, as a protocol's own ``isinstance``
+    :class:`PoolKernels`, :class:`OptimizerKernels`, :class:`LossKernels`): asked once per backend class, as a protocol's own ``isinstance``
     compares every method each time (about 20 us)."""
     return _class_offers(type(backend), kernels)
 

@@ -444,6 +444,25 @@ class CpuBackend:
 
         cpu_optim.adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step)
 
+    # ---- cross-entropy (:class:`~.base.LossKernels`): kernels in :mod:`.cpu_losses` ----
+
+    def target_range(self, target: TensorData, ignore_index: int) -> tuple[int, int, int]:
+        from . import cpu_losses
+
+        return cpu_losses.target_range(target, ignore_index)
+
+    def cross_entropy(self, x: TensorData, target: TensorData, ignore_index: int, log_p: TensorData,
+                      losses: TensorData) -> float:
+        from . import cpu_losses
+
+        return cpu_losses.cross_entropy(x, target, ignore_index, log_p, losses)
+
+    def cross_entropy_backward(self, log_p: TensorData, target: TensorData, ignore_index: int, grad: TensorData,
+                               divisor: int, grad_x: TensorData) -> None:
+        from . import cpu_losses
+
+        cpu_losses.cross_entropy_backward(log_p, target, ignore_index, grad, divisor, grad_x)
+
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 
     def accumulate(self, src: TensorData, out: TensorData) -> None:

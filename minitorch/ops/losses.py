@@ -16,6 +16,7 @@ from ..autograd.function import Context, Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..device import device
 from ..dispatch import gather_op, log_softmax_op, map_op, reduce_op, scatter_add_op, transfer, zip_op
+from ..loss_dispatch import cross_entropy_backward_op, cross_entropy_op, fused_cross_entropy_fits
 from ..tensor import Tensor, _scalar_tensor
 from ..tensor_data import TensorData
 from .activations import Softmax
@@ -39,43 +40,76 @@ class CrossEntropy(Function):
 
     @staticmethod
     def forward(ctx: Context, x: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
-        n, classes = x.shape
-        # The targets are checked on the host (raising an error needs their values), so the
-        # index and mask of counted targets are made there too: a few NumPy calls on n numbers.
-        values = target._host_numpy().reshape(n, 1)
-        counted = values != ignore_index
-        safe_values = np.where(counted, values, 0)  # ignored targets read class 0
-        if n:
-            low, high = int(safe_values.min()), int(safe_values.max())
-            if low < 0 or high >= classes:
-                raise IndexError(f"Target {low if low < 0 else high} is out of bounds.")
-        safe = _from_host(safe_values, x.device)
-        kept = _from_host(counted.astype(x.dtype.numpy), x.device)  # 1.0 for a counted target
-        minus_kept = _from_host(-counted.astype(x.dtype.numpy), x.device)  # -1.0 for a counted target, else -0.0
+        ctx.reduction = reduction
+        ctx.ignore_index = ignore_index
+        if fused_cross_entropy_fits(x, target):
+            return CrossEntropy._fused_forward(ctx, x, target)
+        n = x.shape[0]
+        safe, kept, minus_kept, count = _target_masks(x, target, ignore_index)
         log_p = log_softmax_op(x)  # one kernel on the cpu
         picked = zip_op("mul", gather_op(log_p, 1, safe), kept)
-        ctx.save_for_backward(x, log_p, safe, kept, minus_kept)
-        ctx.reduction = reduction
+        ctx.save_for_backward(x, log_p, target)
+        ctx.masks = safe, kept, minus_kept
         if reduction == "none":
             return map_op("neg", picked).view(n)
         total = reduce_op("sum", picked, 0).view(())
         if reduction == "sum":
             return map_op("neg", total)
-        ctx.count = int(counted.sum())
+        ctx.count = count
         # -(total / count), the sign moved into the divisor: the same float, one kernel fewer
-        return zip_op("div", total, _scalar_tensor(-ctx.count, x.dtype, x.device))
+        return zip_op("div", total, _scalar_tensor(-count, x.dtype, x.device))
+
+    @staticmethod
+    def _fused_forward(ctx: Context, x: Tensor, target: Tensor) -> Tensor:
+        """The forward as one kernel (:func:`~minitorch.loss_dispatch.cross_entropy_op`)."""
+        losses, log_p, count, total = cross_entropy_op(x, target, ctx.ignore_index)
+        ctx.save_for_backward(x, log_p, target)
+        ctx.masks = None
+        ctx.count = count
+        if ctx.reduction == "none":
+            return losses
+        numpy_dtype = x.dtype.numpy
+        if ctx.reduction == "sum":
+            return _scalar_tensor(numpy_dtype.type(total), x.dtype, x.device)
+        # the sum rounded to the dtype, then divided in it, as the primitives do; 0 / 0 is nan
+        mean = numpy_dtype.type(total) / numpy_dtype.type(count) if count else numpy_dtype.type(np.nan)
+        return _scalar_tensor(mean, x.dtype, x.device)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
-        x, log_p, safe, kept, minus_kept = ctx.saved_tensors
+        x, log_p, target = ctx.saved_tensors
+        divisor = max(ctx.count, 1) if ctx.reduction == "mean" else 1  # no counted target: no gradient
+        if ctx.masks is None and not is_grad_enabled():
+            return cross_entropy_backward_op(log_p, target, ctx.ignore_index, grad, divisor), None, None, None
+        safe, kept, minus_kept = ctx.masks or _target_masks(x, target, ctx.ignore_index)[:3]
         if ctx.reduction == "none":
             per_sample = grad.view(-1, 1)
         elif ctx.reduction == "sum":
             per_sample = grad
         else:
-            per_sample = grad / max(ctx.count, 1)  # no counted target: no gradient (the loss is nan)
+            per_sample = grad / divisor
         weight = per_sample * kept
         if is_grad_enabled():  # create_graph: the softmax is taken again, as a differentiable function of x
             return ScatterAdd.apply(Softmax.apply(x, 1) * weight, 1, safe, per_sample * minus_kept), None, None, None
         # no graph: the product is a new tensor nothing else holds, so -weight lands in it in place
         return scatter_add_op(per_sample * minus_kept, 1, safe, log_p.exp() * weight), None, None, None
+
+
+def _target_masks(x: Tensor, target: Tensor, ignore_index: int) -> tuple[Tensor, Tensor, Tensor, int]:
+    """``(safe, kept, minus_kept, count)`` for the primitives: the targets as an ``(n, 1)`` index with
+    ignored ones reading class 0, 1.0 and -1.0 where a target counts (0.0 and -0.0 where it is
+    ignored), in ``x``'s dtype, and how many count. IndexError for a target outside the classes."""
+    n, classes = x.shape
+    # The targets are checked on the host (raising an error needs their values), so the
+    # index and mask of counted targets are made there too: a few NumPy calls on n numbers.
+    values = target._host_numpy().reshape(n, 1)
+    counted = values != ignore_index
+    safe_values = np.where(counted, values, 0)  # ignored targets read class 0
+    if n:
+        low, high = int(safe_values.min()), int(safe_values.max())
+        if low < 0 or high >= classes:
+            raise IndexError(f"Target {low if low < 0 else high} is out of bounds.")
+    safe = _from_host(safe_values, x.device)
+    kept = _from_host(counted.astype(x.dtype.numpy), x.device)  # 1.0 for a counted target
+    minus_kept = _from_host(-counted.astype(x.dtype.numpy), x.device)  # -1.0 for a counted target, else -0.0
+    return safe, kept, minus_kept, int(counted.sum())
