@@ -233,49 +233,11 @@ unary_into, binary_into, reduce_step, is_better = (
 # ---- segments: one op along n elements, each operand with its own start and step ----
 
 
-#: a contiguous segment written over one of its own operands (an in-place op) goes through a
-#: buffer of this many elements: LLVM vectorises a loop only once a check at run time finds
-#: that what it writes does not overlap what it reads, and for ``out`` equal to ``a`` that
-#: check fails, so the loop ran one element at a time (``w.add_(g)`` on 200 704 float32: 44 us
-#: in place, 25 us into a new tensor). Computed into a buffer and copied back, the two loops
-#: vectorise: the serial kernel on 16384 float32 in place, 7.8 us -> 3.7 us (3.1 us into a new array)
-STAGE = 1024
-#: segments shorter than this run in place as they are (the buffer costs more than it saves)
-STAGE_MIN = 512
-
-
-@kernel_only(**KERNEL_OPTIONS)
-def staged(out: np.ndarray, out_pos: int, out_step: int, n: int, operand: np.ndarray, pos: int, step: int) -> bool:
-    """Whether a segment of ``n`` goes through :data:`STAGE`: ``out`` and ``operand`` are the same
-    contiguous elements (an in-place op), where the buffer gives the same results: each element
-    is read before it is written, and by its own element only."""
-    return (n >= STAGE_MIN and out_step == 1 and step == 1 and pos == out_pos
-            and operand.ctypes.data == out.ctypes.data)
-
-
 @kernel_only(**KERNEL_OPTIONS)
 def map_run(
     op: int, out: np.ndarray, out_pos: int, out_step: int, a: np.ndarray, a_pos: int, a_step: int, n: int
 ) -> None:
-    """``out[out_pos + j * out_step] = op(a[a_pos + j * a_step])`` for ``j < n`` (through
-    :data:`STAGE` when in place, see :func:`staged`)."""
-    if staged(out, out_pos, out_step, n, a, a_pos, a_step):
-        stage = np.empty(STAGE, out.dtype)
-        for s in range(0, n, STAGE):
-            m = min(STAGE, n - s)
-            map_run_direct(op, stage, 0, 1, a, a_pos + s * a_step, a_step, m)
-            target = out[out_pos + s : out_pos + s + m]
-            for j in range(m):
-                target[j] = stage[j]
-    else:
-        map_run_direct(op, out, out_pos, out_step, a, a_pos, a_step, n)
-
-
-@kernel_only(**KERNEL_OPTIONS)
-def map_run_direct(
-    op: int, out: np.ndarray, out_pos: int, out_step: int, a: np.ndarray, a_pos: int, a_step: int, n: int
-) -> None:
-    """:func:`map_run` written straight into ``out``."""
+    """``out[out_pos + j * out_step] = op(a[a_pos + j * a_step])`` for ``j < n``."""
     if out_step == 1 and a_step == 1:
         out_part, a_part = out[out_pos : out_pos + n], a[a_pos : a_pos + n]
         for j in range(n):
@@ -299,35 +261,7 @@ def zip_run(
     b_step: int,
     n: int,
 ) -> None:
-    """``out[out_pos + j * out_step] = op(a[a_pos + j * a_step], b[b_pos + j * b_step])`` for ``j < n``
-    (through :data:`STAGE` when in place, see :func:`staged`)."""
-    if staged(out, out_pos, out_step, n, a, a_pos, a_step) or staged(out, out_pos, out_step, n, b, b_pos, b_step):
-        stage = np.empty(STAGE, out.dtype)
-        for s in range(0, n, STAGE):
-            m = min(STAGE, n - s)
-            zip_run_direct(op, stage, 0, 1, a, a_pos + s * a_step, a_step, b, b_pos + s * b_step, b_step, m)
-            target = out[out_pos + s : out_pos + s + m]
-            for j in range(m):
-                target[j] = stage[j]
-    else:
-        zip_run_direct(op, out, out_pos, out_step, a, a_pos, a_step, b, b_pos, b_step, n)
-
-
-@kernel_only(**KERNEL_OPTIONS)
-def zip_run_direct(
-    op: int,
-    out: np.ndarray,
-    out_pos: int,
-    out_step: int,
-    a: np.ndarray,
-    a_pos: int,
-    a_step: int,
-    b: np.ndarray,
-    b_pos: int,
-    b_step: int,
-    n: int,
-) -> None:
-    """:func:`zip_run` written straight into ``out``."""
+    """``out[out_pos + j * out_step] = op(a[a_pos + j * a_step], b[b_pos + j * b_step])`` for ``j < n``."""
     if out_step == 1 and a_step == 1 and b_step == 1:
         out_part, a_part, b_part = out[out_pos : out_pos + n], a[a_pos : a_pos + n], b[b_pos : b_pos + n]
         for j in range(n):

@@ -1,7 +1,6 @@
-"""In-place elementwise ops on long contiguous runs, which the cpu kernels compute through a
-small buffer (``cpu_kernels.STAGE``) so that their loops vectorise: the results must be those
-of NumPy, whatever the length (shorter than the buffer, several buffers and a remainder,
-threaded), the offset of the view, the dtype, and whichever operand is the output's memory.
+"""In-place elementwise ops on long contiguous runs: the results must be those of NumPy,
+whatever the length (short, several vector loops' worth with a remainder, threaded), the offset
+of the view, the dtype, and whichever operand is the output's memory.
 """
 
 from __future__ import annotations
@@ -13,10 +12,13 @@ import pytest
 
 import minitorch
 from minitorch.backends import opcodes
-from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK, STAGE, STAGE_MIN, zip_entry
+from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK, zip_entry
 
-#: below the buffer's minimum, several buffers with a remainder, and threaded chunks
-LENGTHS = [STAGE_MIN - 1, 3 * STAGE + 17, PARALLEL_MIN_WORK + 5]
+#: a length past several of the kernels' vector loops, with a remainder
+LONG = 3 * 1024 + 17
+
+#: short, long, and threaded
+LENGTHS = [511, LONG, PARALLEL_MIN_WORK + 5]
 DTYPES = [np.float32, np.float64, np.int64]
 
 #: (name, minitorch in-place op, NumPy oracle computing a new array)
@@ -75,7 +77,7 @@ def test_overlapping_shifted_views_read_the_old_values(length: int) -> None:
 
 def test_kernel_in_place_with_each_operand_as_the_output() -> None:
     """The zip kernel called directly with ``out`` as ``a``, as ``b``, and as both."""
-    length = 3 * STAGE + 5
+    length = LONG
     shape, strides = np.array([length], np.int64), np.array([1], np.int64)
     kernel = zip_entry(opcodes.SUB, False)
     a, b = values(length, np.float32, 5), values(length, np.float32, 6)
