@@ -44,7 +44,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_matmul
+from . import cpu_matmul, cpu_matmul_short
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -59,6 +59,12 @@ _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 #: docstring: worth it with ``OPENBLAS_NUM_THREADS=1``); otherwise every matmul runs on the
 #: Numba kernel of task 3.3
 use_blas = False
+#: whether ``CpuBackend.matmul`` sends float products with a short inner dimension to the
+#: outer-product kernel of :mod:`.cpu_matmul_short` (see :func:`short_matmul_fits`)
+use_short_kernel = True
+#: the fewest columns of ``out`` for the short kernel: it computes tiles of
+#: :data:`.cpu_matmul_short.TILE_COLS` columns, so on narrower products most of its work is padding
+SHORT_MIN_COLS = 32
 #: fewer multiply-adds than this go to the Numba kernel even with ``use_blas``: there the
 #: call costs more than the work (measured, kernel vs BLAS: 8 x 8 x 8 1.9 vs 3.2 us,
 #: 32 x 32 x 32 6.4 vs 3.8 us)
@@ -292,6 +298,25 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
 
 
+def short_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
+    """Whether :func:`short_matmul` takes ``out = a @ b``: one float dtype, an inner dimension of at
+    most :data:`.cpu_matmul_short.SHORT_K` and at least :data:`SHORT_MIN_COLS` columns."""
+    dtype = out.storage.dtype
+    return (a.shape[-1] <= cpu_matmul_short.SHORT_K and out.shape[-1] >= SHORT_MIN_COLS and dtype in _BLAS_DTYPES
+            and a.storage.dtype == dtype and b.storage.dtype == dtype)
+
+
+def short_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
+    """``out = a @ b`` by the outer-product kernel of :mod:`.cpu_matmul_short` (operands as for
+    :func:`numba_matmul`, float32 or float64, ``k <= SHORT_K``)."""
+    batch = out.shape[:-2]
+    shape, out_strides = _layout(out)
+    a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
+    threaded = kernels.threaded(out.size * a.shape[-1])
+    kernel = cpu_matmul_short.short_matmul_kernel if threaded else cpu_matmul_short.short_matmul_kernel_serial
+    kernel(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides, a.shape[-1])
+
+
 def _blas_ready(view: np.ndarray) -> bool:
     """Whether BLAS reads the matrices of ``view`` in place.
 
@@ -387,6 +412,8 @@ class CpuBackend:
             and out.size * a.shape[-1] >= BLAS_MIN_WORK
         ):
             return _blas_matmul(a, b, out)
+        if use_short_kernel and short_matmul_fits(a, b, out):
+            return short_matmul(a, b, out)
         numba_matmul(a, b, out)
 
     # ---- fused ops ----

@@ -1,0 +1,168 @@
+r"""Matrix products with a short inner dimension: the CPU backend's kernel for ``k <= SHORT_K``.
+
+.. math:: \mathrm{out}_{ij} = \sum_{p < k} a_{ip}\, b_{pj}
+
+The students' kernel (:mod:`.cpu_matmul`, task 3.3) computes each :math:`\mathrm{out}_{ij}` as a
+dot product, vectorised along :math:`p`: SIMD registers of partial sums, whose lanes are added
+up at the end. That end costs as much as a dozen multiply-adds, and when :math:`k` is short (a
+linear layer's weight gradient, where :math:`k` is the batch; any product with a layer of 10
+classes) it is most of the work: a ``256 x 64 @ 64 x 784`` product ran at a quarter of the speed
+of a long one.
+
+This kernel vectorises along :math:`j` instead, as BLAS does: a tile of ``TILE_ROWS`` rows by
+``TILE_COLS`` columns of ``out`` is accumulated over :math:`p` by outer products,
+
+.. math:: \mathrm{acc}_{r,\,\cdot} \mathrel{+}= a_{i+r,\,p}\; b_{p,\,j_0 : j_0 + \mathrm{TILE\_COLS}},
+
+one broadcast element of ``a`` times a contiguous row of ``b``, so no lanes are ever added
+together. The tile's columns of ``b`` are packed first (``k x TILE_COLS``, in L1 for
+``k <= SHORT_K``) and serve every row of the task; ``a`` is read in place, one element at a time,
+so any strides work. Each output is summed in the order of :math:`p`. The kernel is compiled
+without ``reassoc``: with it, LLVM vectorises the loop over :math:`p` instead, with gathers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from . import kernel_cache
+from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, prange_only, serial_twin
+
+# cached under a digest of this file's source (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
+
+#: the longest inner dimension this kernel takes: its packed ``k x TILE_COLS`` block of ``b``
+#: (32 KiB of float32 at 128) stays in L1; from there on the dot products of :mod:`.cpu_matmul`
+#: are as fast (measured in ``bench``'s matmul cases)
+SHORT_K = 128
+#: rows of ``out`` accumulated together: each packed row of ``b`` loaded serves all of them
+TILE_ROWS = 4
+#: columns of ``out`` accumulated together (4 AVX-512 or 8 AVX2 registers of float32 per row)
+TILE_COLS = 64
+#: tasks a product is cut into, at least (two per thread on 2 cores)
+MIN_TASKS = 4
+
+# ``a * b + c`` may become one fused multiply-add; no ``reassoc`` (see the module's docstring)
+SHORT_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"contract"}}
+
+
+@njit(**SHORT_OPTIONS)
+def short_grid(matrices: int, n: int, m: int) -> tuple[int, int, int, int]:
+    """``(rows, row_blocks, cols, col_blocks)``: blocks of whole row tiles, then of whole column
+    tiles, until there are ``MIN_TASKS`` tasks. Rows first: a row block packs ``b``'s
+    ``k x m`` elements again, cheap next to its ``rows x k x m`` multiply-adds."""
+    row_tiles = (n + TILE_ROWS - 1) // TILE_ROWS
+    col_tiles = (m + TILE_COLS - 1) // TILE_COLS
+    wanted = (MIN_TASKS + matrices - 1) // matrices
+    rows = (row_tiles + min(row_tiles, wanted) - 1) // min(row_tiles, wanted) * TILE_ROWS
+    row_blocks = (n + rows - 1) // rows
+    col_blocks = min(col_tiles, (wanted + row_blocks - 1) // row_blocks)
+    cols = (col_tiles + col_blocks - 1) // col_blocks * TILE_COLS
+    return rows, (n + rows - 1) // rows, cols, (m + cols - 1) // cols
+
+
+@kernel_only(**SHORT_OPTIONS)
+def short_task(
+    task: int, rows: int, row_blocks: int, cols: int, col_blocks: int, k: int,
+    out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
+    a: np.ndarray, a_strides: np.ndarray, b: np.ndarray, b_strides: np.ndarray,
+) -> None:
+    """Block ``task`` of ``out`` (numbered matrix by matrix, row by row inside one): for each
+    tile of ``TILE_COLS`` columns, pack them from ``b``, then accumulate each tile of
+    ``TILE_ROWS`` rows in ``acc`` and store it."""
+    rank = shape.size
+    n, m = shape[rank - 2], shape[rank - 1]
+    a_row, a_col = a_strides[rank - 2], a_strides[rank - 1]
+    b_row, b_col = b_strides[rank - 2], b_strides[rank - 1]
+    out_row, out_col = out_strides[rank - 2], out_strides[rank - 1]
+    blocks = row_blocks * col_blocks
+    remaining = task // blocks
+    a_base = 0
+    b_base = 0
+    out_base = 0
+    for d in range(rank - 3, -1, -1):
+        index = remaining % shape[d]
+        remaining //= shape[d]
+        a_base += index * a_strides[d]
+        b_base += index * b_strides[d]
+        out_base += index * out_strides[d]
+    block = task % blocks
+    i0 = (block // col_blocks) * rows
+    i1 = min(i0 + rows, n)
+    c0 = (block % col_blocks) * cols
+    c1 = min(c0 + cols, m)
+    packed = np.zeros(k * TILE_COLS, b.dtype)  # row p: b[p, t0 : t0 + TILE_COLS], zeros past the edge
+    acc = np.empty(TILE_ROWS * TILE_COLS, out.dtype)
+    acc0, acc1 = acc[0:TILE_COLS], acc[TILE_COLS : 2 * TILE_COLS]
+    acc2, acc3 = acc[2 * TILE_COLS : 3 * TILE_COLS], acc[3 * TILE_COLS : 4 * TILE_COLS]
+    for t0 in range(c0, c1, TILE_COLS):
+        width = min(TILE_COLS, c1 - t0)
+        for p in range(k):
+            for c in range(width):
+                packed[p * TILE_COLS + c] = b[b_base + p * b_row + (t0 + c) * b_col]
+            for c in range(width, TILE_COLS):
+                packed[p * TILE_COLS + c] = 0
+        for i in range(i0, i1, TILE_ROWS):
+            # a last tile of fewer rows repeats its last row (computed, never stored twice)
+            row1, row2, row3 = min(i + 1, i1 - 1), min(i + 2, i1 - 1), min(i + 3, i1 - 1)
+            for c in range(TILE_ROWS * TILE_COLS):
+                acc[c] = 0
+            k4 = k - k % 4
+            for p in range(0, k4, 4):
+                e0 = a_base + i * a_row + p * a_col
+                e1 = a_base + row1 * a_row + p * a_col
+                e2 = a_base + row2 * a_row + p * a_col
+                e3 = a_base + row3 * a_row + p * a_col
+                x00, x01, x02, x03 = a[e0], a[e0 + a_col], a[e0 + 2 * a_col], a[e0 + 3 * a_col]
+                x10, x11, x12, x13 = a[e1], a[e1 + a_col], a[e1 + 2 * a_col], a[e1 + 3 * a_col]
+                x20, x21, x22, x23 = a[e2], a[e2 + a_col], a[e2 + 2 * a_col], a[e2 + 3 * a_col]
+                x30, x31, x32, x33 = a[e3], a[e3 + a_col], a[e3 + 2 * a_col], a[e3 + 3 * a_col]
+                b_p = packed[p * TILE_COLS : (p + 4) * TILE_COLS]
+                for c in range(TILE_COLS):
+                    y0 = b_p[c]
+                    y1 = b_p[TILE_COLS + c]
+                    y2 = b_p[2 * TILE_COLS + c]
+                    y3 = b_p[3 * TILE_COLS + c]
+                    acc0[c] += (x00 * y0 + x01 * y1) + (x02 * y2 + x03 * y3)
+                    acc1[c] += (x10 * y0 + x11 * y1) + (x12 * y2 + x13 * y3)
+                    acc2[c] += (x20 * y0 + x21 * y1) + (x22 * y2 + x23 * y3)
+                    acc3[c] += (x30 * y0 + x31 * y1) + (x32 * y2 + x33 * y3)
+            for p in range(k4, k):
+                x0 = a[a_base + i * a_row + p * a_col]
+                x1 = a[a_base + row1 * a_row + p * a_col]
+                x2 = a[a_base + row2 * a_row + p * a_col]
+                x3 = a[a_base + row3 * a_row + p * a_col]
+                b_p = packed[p * TILE_COLS : (p + 1) * TILE_COLS]
+                for c in range(TILE_COLS):
+                    y = b_p[c]
+                    acc0[c] += x0 * y
+                    acc1[c] += x1 * y
+                    acc2[c] += x2 * y
+                    acc3[c] += x3 * y
+            for r in range(min(TILE_ROWS, i1 - i)):
+                start = out_base + (i + r) * out_row + t0 * out_col
+                for c in range(width):
+                    out[start + c * out_col] = acc[r * TILE_COLS + c]
+
+
+@njit(parallel=prange_only(), **SHORT_OPTIONS)
+def short_matmul_kernel(
+    out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
+    a: np.ndarray, a_strides: np.ndarray, b: np.ndarray, b_strides: np.ndarray, k: int,
+) -> None:
+    """``out[..., i, j] = sum_p a[..., i, p] * b[..., p, j]``: the arguments of
+    :func:`.cpu_matmul.matmul_kernel`, for ``k <= SHORT_K``; the blocks of :func:`short_grid` are
+    shared among the threads."""
+    if count(shape) == 0:
+        return
+    rank = shape.size
+    matrices = count(shape[: rank - 2])
+    rows, row_blocks, cols, col_blocks = short_grid(matrices, shape[rank - 2], shape[rank - 1])
+    for task in prange(matrices * row_blocks * col_blocks):
+        short_task(np.int64(task), rows, row_blocks, cols, col_blocks, k, out, shape, out_strides,
+                   a, a_strides, b, b_strides)
+
+
+#: :func:`short_matmul_kernel` without threads, for small products (see :func:`.cpu_kernels.serial_twin`)
+short_matmul_kernel_serial = serial_twin(short_matmul_kernel, **SHORT_OPTIONS)
