@@ -154,6 +154,22 @@ def test_strided_logits_and_targets(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_allclose(logits.grad.numpy().T, expected_grad, rtol=1e-5, atol=1e-7)
 
 
+def test_slices_of_longer_tensors_count_only_their_own_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A contiguous slice's buffer runs on past its end: the first rows of 120 logits and targets
+    (the mean divides by the 16 targets of the slice, not by the 120 of the storage)."""
+    x, target = problem((120, 4), minitorch.float64, -100, seed=8)
+    logits = minitorch.tensor(x, requires_grad=True)
+    loss = F.cross_entropy(logits[:16], minitorch.tensor(target)[:16])
+    loss.backward()
+    expected_loss, expected_grad = numpy_cross_entropy(x[:16], target[:16], "mean", -100, np.float64(1))
+    np.testing.assert_allclose(loss.item(), expected_loss, rtol=1e-12)
+    np.testing.assert_allclose(logits.grad.numpy()[:16], expected_grad, rtol=1e-10, atol=1e-15)
+    assert not logits.grad.numpy()[16:].any()
+    tail = F.cross_entropy(logits[100:], minitorch.tensor(target)[100:])  # a slice with an offset
+    np.testing.assert_allclose(tail.item(), numpy_cross_entropy(x[100:], target[100:], "mean", -100,
+                                                                np.float64(1))[0], rtol=1e-12)
+
+
 def test_double_backward_takes_the_differentiable_formula() -> None:
     torch = pytest.importorskip("torch")
     x, target = problem((6, 4), minitorch.float64, -100, seed=5)
