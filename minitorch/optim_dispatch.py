@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, cast
 import numpy as np
 
 from . import dtypes
-from .backends.base import AdamStep, OptimizerKernels, offers
+from .backends.base import AdamStep, OptimizerKernels, SgdStep, offers
 from .dispatch import backend_of
 from .tensor_data import strides_from_shape
 
@@ -61,19 +61,35 @@ def _overlapping(operands: Sequence["Tensor"]) -> bool:
     return any(np.may_share_memory(views[i], views[j]) for i in range(len(views)) for j in range(i))
 
 
+def _kernels(op: str, algorithm: str, param: "Tensor", grad: "Tensor", buffers: Sequence["Tensor"]) -> OptimizerKernels:
+    """``param``'s backend, once :func:`fused_update_fits` says its kernel takes the operands;
+    ValueError naming them otherwise."""
+    if not fused_update_fits(param, grad, buffers):
+        backend = backend_of(param)
+        described = ", ".join(f"{list(t.shape)} {t.dtype} {t.device}{'' if t.is_contiguous() else ' strided'}"
+                              for t in (param, grad, *buffers))
+        raise ValueError(f"{op}: the {backend.name} backend's fused {algorithm} takes contiguous float32 or float64 "
+                         f"operands of one shape, dtype and device that do not overlap; got {described}")
+    return cast(OptimizerKernels, backend_of(param))
+
+
 def adam_step_op(param: "Tensor", grad: "Tensor", exp_avg: "Tensor", exp_avg_sq: "Tensor",
                  max_exp_avg_sq: Optional["Tensor"], step: AdamStep) -> None:
     """One Adam step of ``param`` and its moments in place by the backend's kernel; ValueError
     for operands it cannot take (see :func:`fused_update_fits`)."""
     buffers = (exp_avg, exp_avg_sq) if max_exp_avg_sq is None else (exp_avg, exp_avg_sq, max_exp_avg_sq)
-    if not fused_update_fits(param, grad, buffers):
-        backend = backend_of(param)
-        described = ", ".join(f"{list(t.shape)} {t.dtype} {t.device}{'' if t.is_contiguous() else ' strided'}"
-                              for t in (param, grad, *buffers))
-        raise ValueError(f"adam_step: the {backend.name} backend's fused Adam takes contiguous float32 or float64 "
-                         f"operands of one shape, dtype and device that do not overlap; got {described}")
-    kernels = cast(OptimizerKernels, backend_of(param))
+    kernels = _kernels("adam_step", "Adam", param, grad, buffers)
     kernels.adam_step(param._data, grad._data, exp_avg._data, exp_avg_sq._data,
                       None if max_exp_avg_sq is None else max_exp_avg_sq._data, step)
+    for written in (param, *buffers):
+        written._bump_version()
+
+
+def sgd_step_op(param: "Tensor", grad: "Tensor", momentum_buffer: Optional["Tensor"], step: SgdStep) -> None:
+    """One SGD step of ``param`` (and of its ``momentum_buffer``, if any) in place by the backend's
+    kernel; ValueError for operands it cannot take (see :func:`fused_update_fits`)."""
+    buffers = () if momentum_buffer is None else (momentum_buffer,)
+    kernels = _kernels("sgd_step", "SGD", param, grad, buffers)
+    kernels.sgd_step(param._data, grad._data, None if momentum_buffer is None else momentum_buffer._data, step)
     for written in (param, *buffers):
         written._bump_version()

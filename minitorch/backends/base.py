@@ -203,6 +203,25 @@ class AdamStep:
     maximize: bool = False
 
 
+@dataclass(frozen=True)
+class SgdStep:
+    r"""The numbers of one SGD step, the same for every element of a parameter.
+
+    The gradient, negated with ``maximize``, plus ``weight_decay`` :math:`\lambda` times the
+    parameter, is the direction :math:`d`; with ``momentum`` :math:`\mu` the buffer becomes
+    :math:`b = d` at the ``first`` step and :math:`\mu b + (1 - \tau) d` after (``dampening``
+    :math:`\tau`), and the step is along :math:`b`, or :math:`d + \mu b` with ``nesterov``.
+    """
+
+    lr: float
+    momentum: float = 0.0
+    dampening: float = 0.0
+    weight_decay: float = 0.0
+    nesterov: bool = False
+    maximize: bool = False
+    first: bool = False
+
+
 @runtime_checkable
 class OptimizerKernels(Protocol):
     """A fused optimizer update a backend may offer besides :class:`Backend`'s set (the CPU does)."""
@@ -216,6 +235,12 @@ class OptimizerKernels(Protocol):
         parameter's dtype and order, so the same results. Every operand is contiguous, of one shape
         and of one dtype, float32 or float64; the caller
         (:func:`minitorch.optim_dispatch.adam_step_op`) has checked it.
+        """
+
+    def sgd_step(self, param: TensorData, grad: TensorData, momentum_buffer: Optional[TensorData], step: SgdStep) -> None:
+        """One SGD step of ``param`` in place, and of its ``momentum_buffer`` (``None`` without momentum),
+        from ``grad``: the arithmetic of the tensor ops of :class:`minitorch.optim.SGD`, so the same
+        results. Operands as for :meth:`adam_step` (checked by :func:`minitorch.optim_dispatch.sgd_step_op`).
         """
 
 

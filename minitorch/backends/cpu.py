@@ -46,7 +46,7 @@ from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from . import cpu_matmul, cpu_matmul_short
 from . import opcodes
-from .base import AdamStep, ConvGeometry, PoolGeometry, reduce_has_work
+from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
 from .opcodes import code_of
 
@@ -470,6 +470,12 @@ class CpuBackend:
         from . import cpu_optim
 
         cpu_optim.adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step)
+
+    def sgd_step(self, param: TensorData, grad: TensorData, momentum_buffer: Optional[TensorData],
+                 step: SgdStep) -> None:
+        from . import cpu_optim
+
+        cpu_optim.sgd_step(param, grad, momentum_buffer, step)
 
     # ---- cross-entropy (:class:`~.base.LossKernels`): kernels in :mod:`.cpu_losses` ----
 

@@ -1,4 +1,4 @@
-r"""Adam's update of one parameter in one pass: the CPU's :meth:`~.base.OptimizerKernels.adam_step`.
+r"""Adam's and SGD's updates of one parameter in one pass: the CPU's :class:`~.base.OptimizerKernels`.
 
 .. math::
     m \leftarrow \beta_1 m + (1-\beta_1) g,\qquad v \leftarrow \beta_2 v + (1-\beta_2) g^2,\qquad
@@ -14,6 +14,9 @@ The arithmetic is the tensor ops', one operation at a time, in the same order an
 parameter's dtype (every number rounded to it first, as a Python number is when an op meets a
 tensor), and this module allows no fused multiply-add: the results are those of the tensor-op
 update, bit for bit.
+
+SGD (:func:`sgd_step`) is the same idea for ``param.add_(grad, alpha=-lr)`` and the momentum
+buffer's update: two or three tensor ops, each writing a temporary, become one pass.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from numba import njit, prange
 
 from ..tensor_data import TensorData
 from . import kernel_cache
-from .base import AdamStep
+from .base import AdamStep, SgdStep
 from .cpu_kernels import KERNEL_OPTIONS, prange_only, serial_twin, threaded
 
 # cached under a digest of this file's source (see :mod:`.kernel_cache`)
@@ -121,3 +124,104 @@ def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_
     kernel = adam_kernel if threaded(param.size) else adam_kernel_serial
     kernel(param.buffer, grad.buffer, exp_avg.buffer, exp_avg_sq.buffer, running_max, hyper, decay, amsgrad,
            step.maximize)
+
+
+# ---- SGD ----
+
+#: the places of an SGD step's numbers in ``hyper`` (an array of the parameter's dtype)
+SGD_WEIGHT_DECAY, SGD_MOMENTUM, SGD_ONE_MINUS_DAMPENING, SGD_NEG_LR = range(4)
+SGD_HYPER_SIZE = 4
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def sgd_direction(g, p, weight_decay, decay: bool, maximize: bool):  # type: ignore[no-untyped-def]
+    """The direction the step descends: the gradient, negated to maximize, plus ``p * weight_decay``."""
+    g = -g if maximize else g
+    return g + p * weight_decay if decay else g
+
+
+# Each product below is rounded before it is added, as ``x.add_(y, alpha=a)`` is ``x + y * a``
+# with ``a`` rounded to the dtype. Without momentum and with it are two kernels: a plain SGD
+# step (a first training step, say) then compiles only the first, a loop of a few lines.
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def sgd_chunk(start: int, stop: int, param: np.ndarray, grad: np.ndarray, hyper: np.ndarray, decay: bool,
+              maximize: bool) -> None:
+    """Elements ``start <= i < stop`` of a step without momentum."""
+    p, g = param[start:stop], grad[start:stop]
+    weight_decay, neg_lr = hyper[SGD_WEIGHT_DECAY], hyper[SGD_NEG_LR]
+    for j in range(stop - start):
+        p[j] = p[j] + sgd_direction(g[j], p[j], weight_decay, decay, maximize) * neg_lr
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def sgd_momentum_chunk(
+    start: int, stop: int, param: np.ndarray, grad: np.ndarray, buffer: np.ndarray, hyper: np.ndarray,
+    decay: bool, first: bool, dampened: bool, nesterov: bool, maximize: bool,
+) -> None:
+    """Elements ``start <= i < stop`` of a step with momentum: the buffer, then the parameter
+    (``dampened``: ``1 - dampening`` is not 1, so the direction is multiplied by it)."""
+    p, g, b = param[start:stop], grad[start:stop], buffer[start:stop]
+    weight_decay, momentum = hyper[SGD_WEIGHT_DECAY], hyper[SGD_MOMENTUM]
+    one_minus_dampening, neg_lr = hyper[SGD_ONE_MINUS_DAMPENING], hyper[SGD_NEG_LR]
+    if first:
+        for j in range(stop - start):
+            b[j] = sgd_direction(g[j], p[j], weight_decay, decay, maximize)
+    elif dampened:
+        for j in range(stop - start):
+            b[j] = b[j] * momentum + sgd_direction(g[j], p[j], weight_decay, decay, maximize) * one_minus_dampening
+    else:
+        for j in range(stop - start):
+            b[j] = b[j] * momentum + sgd_direction(g[j], p[j], weight_decay, decay, maximize)
+    if nesterov:
+        for j in range(stop - start):
+            p[j] = p[j] + (sgd_direction(g[j], p[j], weight_decay, decay, maximize) + b[j] * momentum) * neg_lr
+    else:
+        for j in range(stop - start):
+            p[j] = p[j] + b[j] * neg_lr
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def sgd_kernel(param: np.ndarray, grad: np.ndarray, hyper: np.ndarray, decay: bool, maximize: bool) -> None:
+    """One SGD step without momentum over contiguous buffers of one dtype and ``param.size`` elements
+    each; ``hyper`` holds the numbers at :data:`SGD_WEIGHT_DECAY`..."""
+    size = param.size
+    for chunk in prange((size + CHUNK - 1) // CHUNK):
+        start = chunk * CHUNK
+        sgd_chunk(start, min(start + CHUNK, size), param, grad, hyper, decay, maximize)
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def sgd_momentum_kernel(
+    param: np.ndarray, grad: np.ndarray, buffer: np.ndarray, hyper: np.ndarray,
+    decay: bool, first: bool, dampened: bool, nesterov: bool, maximize: bool,
+) -> None:
+    """:func:`sgd_kernel` with momentum, the ``buffer`` updated too (or, ``first``, made)."""
+    size = param.size
+    for chunk in prange((size + CHUNK - 1) // CHUNK):
+        start = chunk * CHUNK
+        sgd_momentum_chunk(start, min(start + CHUNK, size), param, grad, buffer, hyper, decay, first, dampened,
+                           nesterov, maximize)
+
+
+#: the kernels above without threads, for small parameters (see :func:`.cpu_kernels.serial_twin`)
+sgd_kernel_serial = serial_twin(sgd_kernel, **KERNEL_OPTIONS)
+sgd_momentum_kernel_serial = serial_twin(sgd_momentum_kernel, **KERNEL_OPTIONS)
+
+
+def sgd_step(param: TensorData, grad: TensorData, momentum_buffer: Optional[TensorData], step: SgdStep) -> None:
+    """:meth:`.base.OptimizerKernels.sgd_step` on contiguous float32 or float64 buffers."""
+    if param.size == 0:
+        return
+    hyper = np.empty(SGD_HYPER_SIZE, param.storage.dtype)  # each number rounded to the parameter's dtype, once
+    hyper[SGD_WEIGHT_DECAY], hyper[SGD_MOMENTUM] = step.weight_decay, step.momentum
+    hyper[SGD_ONE_MINUS_DAMPENING], hyper[SGD_NEG_LR] = 1 - step.dampening, -step.lr
+    decay, parallel = step.weight_decay != 0, threaded(param.size)
+    if momentum_buffer is None:
+        kernel = sgd_kernel if parallel else sgd_kernel_serial
+        kernel(param.buffer, grad.buffer, hyper, decay, step.maximize)
+        return
+    momentum_kernel = sgd_momentum_kernel if parallel else sgd_momentum_kernel_serial
+    momentum_kernel(param.buffer, grad.buffer, momentum_buffer.buffer, hyper, decay, step.first,
+                    1 - step.dampening != 1, step.nesterov, step.maximize)

@@ -4,11 +4,41 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..autograd.grad_mode import is_grad_enabled
+from ..backends.base import SgdStep
+from ..creation import empty_like
+from ..optim_dispatch import fused_update_fits, sgd_step_op
 from ..tensor import Tensor
 from .common import check_flags, check_non_negative, decayed, directed
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
 DEFAULT_LR = 1e-3
+
+
+def fused_sgd_fits(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> bool:
+    """Whether :func:`fused_sgd` can take this step: under ``no_grad``, as :meth:`Optimizer.step` runs
+    it, and on operands the kernel takes (:func:`minitorch.optim_dispatch.fused_update_fits`)."""
+    if is_grad_enabled():
+        return False
+    buffer = state.get("momentum_buffer") if group["momentum"] != 0 else None
+    if buffer is not None and not isinstance(buffer, Tensor):
+        return False
+    return fused_update_fits(param, grad, () if buffer is None else (buffer,))
+
+
+def fused_sgd(param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
+    """The update of :meth:`SGD._update` by the backend's fused kernel: one pass over the parameter
+    (and its momentum buffer, made at the first step) instead of two to five tensor ops, with the
+    same results, bit for bit."""
+    momentum = group["momentum"]
+    buffer = state.get("momentum_buffer") if momentum != 0 else None
+    first = momentum != 0 and buffer is None
+    if first:
+        buffer = state["momentum_buffer"] = empty_like(param)  # the kernel fills it with the first direction
+    step = SgdStep(lr=group["lr"], momentum=momentum, dampening=group["dampening"],
+                   weight_decay=group["weight_decay"], nesterov=group["nesterov"], maximize=group["maximize"],
+                   first=first)
+    sgd_step_op(param, grad, buffer, step)
 
 
 class SGD(Optimizer):
@@ -41,6 +71,9 @@ class SGD(Optimizer):
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
         # BEGIN SOLUTION 6.1
+        if fused_sgd_fits(param, grad, state, group):  # the backend's one-pass kernel: the same arithmetic
+            fused_sgd(param, grad, state, group)
+            return
         grad = decayed(param, directed(grad, group), group)
         momentum = group["momentum"]
         if momentum != 0:
