@@ -106,11 +106,12 @@ def functions(batch: int) -> None:
 
 
 def optimizers(batch: int) -> None:
-    """The updates of SGD with momentum and of Adam on a parameter of ``batch`` rows of the MLP's
+    """The updates of SGD without and with momentum and of Adam on a parameter of ``batch`` rows of the MLP's
     hidden width: large enough at ``LARGE_BATCH`` for their threaded kernels (a model's own
     parameters are the same size at any batch)."""
     weight = minitorch.zeros(batch, MLP_WIDTHS[1], requires_grad=True)
-    for optimizer in (optim.SGD([weight], lr=0.01, momentum=0.9), optim.Adam([weight], lr=1e-3)):
+    for optimizer in (optim.SGD([weight], lr=0.01), optim.SGD([weight], lr=0.01, momentum=0.9),
+                      optim.Adam([weight], lr=1e-3)):
         for _ in range(2):
             optimizer.zero_grad()
             (weight * weight).sum().backward()
