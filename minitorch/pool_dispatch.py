@@ -57,3 +57,26 @@ def max_pool2d_op(x: "Tensor", geometry: PoolGeometry) -> tuple["Tensor", "Tenso
             raise ValueError(f"the {backend.name} backend has no direct max-pooling kernel")
         cast(PoolKernels, backend).max_pool2d(x._data, geometry, values._data, indices._data)
     return values, indices
+
+
+def max_pool2d_backward_op(grad: "Tensor", indices: "Tensor", input_shape: tuple[int, ...]) -> "Tensor":
+    """The gradient of :func:`max_pool2d_op`'s input ``(..., H, W)``: each window's gradient added at
+    the place ``indices`` holds for it. ValueError for operands of other shapes, dtypes or devices;
+    IndexError for a place outside its plane (the indices of a forward, altered since)."""
+    data, index_data = grad._data, indices._data
+    if (data.dtype not in DIRECT_DTYPES or index_data.dtype is not dtypes.int64 or data.shape != index_data.shape
+            or len(input_shape) < 2 or data.shape[:-2] != tuple(input_shape[:-2]) or indices._device != grad._device):
+        raise ValueError(f"max_pool2d backward kernel takes a float32 or float64 gradient and int64 indices of one "
+                         f"pooled shape on one device, for an input of shape {list(input_shape)}; got "
+                         f"{list(grad.shape)} {grad.dtype} {grad.device} and {list(indices.shape)} {indices.dtype} "
+                         f"{indices.device}")
+    grad_x = _result(tuple(input_shape), data.dtype, grad._device)
+    if grad_x._data.size:
+        backend = backend_of(grad)
+        if not offers(backend, PoolKernels):
+            raise ValueError(f"the {backend.name} backend has no direct max-pooling kernel")
+        outside = cast(PoolKernels, backend).max_pool2d_backward(data, index_data, grad_x._data)
+        if outside:
+            raise IndexError(f"max_pool2d backward: {outside} of the saved indices lie outside their input plane of "
+                             f"{input_shape[-2]} x {input_shape[-1]}")
+    return grad_x

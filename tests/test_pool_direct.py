@@ -10,6 +10,9 @@ tests (``test_nn_functional_conv.py``) compare it with PyTorch on both CPU backe
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -19,7 +22,7 @@ import minitorch
 from minitorch.backends import backend_for
 from minitorch.backends.base import PoolGeometry, PoolKernels
 from minitorch.ops.pool import MaxPool2d
-from minitorch.pool_dispatch import has_direct_max_pool, max_pool2d_op
+from minitorch.pool_dispatch import has_direct_max_pool, max_pool2d_backward_op, max_pool2d_op
 
 
 def _output(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
@@ -159,3 +162,79 @@ def test_a_backend_without_the_kernel_is_refused_by_name() -> None:
     with minitorch.backends.use("simple"):
         with pytest.raises(ValueError, match="simple backend has no direct max-pooling"):
             max_pool2d_op(minitorch.ones(1, 1, 4, 4), _geometry((1, 1, 4, 4), (2, 2), (2, 2)))
+
+
+# ---- the backward kernel (``max_pool2d_backward_op``) ----
+
+
+def _scatter_oracle(grad: np.ndarray, places: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Each window's gradient added at its place in its plane, one window after the other."""
+    planes = np.zeros((int(np.prod(shape[:-2])), shape[-2] * shape[-1]), grad.dtype)
+    for plane, cells, where in zip(planes, grad.reshape(len(planes), -1), places.reshape(len(planes), -1)):
+        for value, place in zip(cells, where):
+            plane[place] += value
+    return planes.reshape(shape)
+
+
+@pytest.mark.parametrize("shape, kernel, stride", [
+    ((2, 3, 6, 7), (3, 3), (2, 1)),  # overlapping windows: places shared, their gradients add up
+    ((64, 6, 24, 24), (2, 2), (2, 2)),  # LeNet's first pooling: enough planes for every thread
+    ((5, 4), (2, 3), (1, 1)),  # one plane, no batch dimension
+], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: d.__name__)
+def test_backward_kernel_adds_each_window_s_gradient_at_its_place(shape, kernel, stride, dtype) -> None:
+    rng = np.random.default_rng(4)
+    geometry = _geometry(shape, kernel, stride)
+    x = minitorch.tensor(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+    values, places = MaxPool2d.apply(x, geometry)
+    grad = rng.standard_normal(values.shape).astype(dtype)
+    values.backward(minitorch.tensor(grad))
+    np.testing.assert_array_equal(x.grad.numpy(), _scatter_oracle(grad, places.numpy(), shape))
+
+
+def test_backward_kernel_takes_a_gradient_of_any_layout() -> None:
+    """``values.sum().backward()`` sends a gradient expanded from one number (stride 0)."""
+    x = minitorch.tensor(np.arange(32.0).reshape(2, 1, 4, 4) % 7, requires_grad=True)
+    values, places = MaxPool2d.apply(x, _geometry(x.shape, (2, 2), (2, 2)))
+    values.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), _scatter_oracle(np.ones(values.shape), places.numpy(), x.shape))
+
+
+def test_backward_kernel_refuses_places_outside_the_plane() -> None:
+    grad, places = minitorch.ones(1, 2, 1, 2), minitorch.tensor([[[[0, 3]], [[15, 16]]]])
+    with pytest.raises(IndexError, match="1 of the saved indices lie outside their input plane of 4 x 4"):
+        max_pool2d_backward_op(grad, places, (1, 2, 4, 4))
+    with pytest.raises(IndexError, match="outside their input plane"):
+        max_pool2d_backward_op(grad, minitorch.tensor([[[[-1, 3]], [[0, 1]]]]), (1, 2, 4, 4))
+
+
+def test_indices_altered_behind_the_version_counter_are_refused_in_a_child_process() -> None:
+    """The places of ``return_indices=True`` rewritten through NumPy after the forward: backward
+    must raise, not write outside the gradient (in a child, so a stray write cannot take the run)."""
+    script = textwrap.dedent("""
+        import numpy as np
+        import minitorch
+        x = minitorch.randn(1, 1, 4, 4, requires_grad=True)
+        values, places = minitorch.nn.functional.max_pool2d(x, 2, return_indices=True)
+        np.asarray(places.numpy())[0, 0, 0, 0] = 10**9
+        try:
+            values.sum().backward()
+        except IndexError as error:
+            print("refused:", error)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "refused: max_pool2d backward: 1 of the saved indices lie outside their input plane of 4 x 4" in result.stdout
+
+
+@pytest.mark.parametrize("grad, places, shape, named", [
+    (minitorch.ones(1, 1, 2, 2), minitorch.zeros(1, 1, 2, 3, dtype=minitorch.int64), (1, 1, 4, 4), "[1, 1, 2, 3]"),
+    (minitorch.ones(1, 1, 2, 2), minitorch.zeros(1, 1, 2, 2, dtype=minitorch.int32), (1, 1, 4, 4), "int32"),
+    (minitorch.ones(1, 1, 2, 2, dtype=minitorch.int64), minitorch.zeros(1, 1, 2, 2, dtype=minitorch.int64),
+     (1, 1, 4, 4), "int64"),
+    (minitorch.ones(1, 1, 2, 2), minitorch.zeros(1, 1, 2, 2, dtype=minitorch.int64), (2, 1, 4, 4), "[2, 1, 4, 4]"),
+], ids=["shapes", "index-dtype", "integer-gradient", "batch"])
+def test_backward_op_refuses_operands_of_other_shapes_or_dtypes(grad, places, shape, named: str) -> None:
+    with pytest.raises(ValueError, match="max_pool2d backward kernel") as error:
+        max_pool2d_backward_op(grad, places, shape)
+    assert named in str(error.value)

@@ -181,6 +181,14 @@ class PoolKernels(Protocol):
         layout; the caller (:func:`minitorch.pool_dispatch.max_pool2d_op`) has checked the shapes.
         """
 
+    def max_pool2d_backward(self, grad: TensorData, indices: TensorData, grad_x: TensorData) -> int:
+        r"""The input's gradient: each of ``grad``'s values added, in the plane it came from, at the
+        place ``indices`` holds for it (:meth:`max_pool2d`'s), into ``grad_x`` ``(..., H, W)``, fresh and
+        contiguous, which starts from zeros. ``grad`` (float32 or float64, any layout) and ``indices``
+        have the pooled shape ``(..., OH, OW)``. Returns how many places lie outside their plane (skipped:
+        the caller, :func:`minitorch.pool_dispatch.max_pool2d_backward_op`, raises for any).
+        """
+
 
 @dataclass(frozen=True)
 class AdamStep:

@@ -465,6 +465,11 @@ class CpuBackend:
 
         cpu_pool.max_pool2d(x, geometry, values, indices)
 
+    def max_pool2d_backward(self, grad: TensorData, indices: TensorData, grad_x: TensorData) -> int:
+        from . import cpu_pool
+
+        return cpu_pool.max_pool2d_backward(grad, indices, grad_x)
+
     def adam_step(self, param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
                   max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
         from . import cpu_optim
