@@ -256,9 +256,10 @@ class TensorData:
         return TensorData(self.storage, [self.shape[o] for o in order], [self.strides[o] for o in order], self.offset)
 
     def contiguous_buffer(self) -> np.ndarray:
-        """The values in row-major order as a flat array: :attr:`buffer` itself where the view is
-        contiguous, else a copy (host storage only, as :meth:`numpy_view`)."""
-        return self.buffer if self.is_contiguous() else np.ascontiguousarray(self.numpy_view()).reshape(-1)
+        """The view's ``size`` values in row-major order as a flat array: a slice of :attr:`buffer`
+        where the view is contiguous (which runs on to the end of the storage), else a copy (host
+        storage only, as :meth:`numpy_view`)."""
+        return self.buffer[: self.size] if self.is_contiguous() else np.ascontiguousarray(self.numpy_view()).reshape(-1)
 
     def numpy_view(self) -> np.ndarray:
         """A NumPy array sharing this view's memory (same shape and strides)."""

@@ -92,8 +92,7 @@ cross_entropy_grad_kernel_serial = serial_twin(cross_entropy_grad_kernel, **KERN
 
 def target_range(target: TensorData, ignore_index: int) -> tuple[int, int, int]:
     """:meth:`.base.LossKernels.target_range` of an int64 vector."""
-    # a contiguous view's buffer runs on to the end of its storage (a slice y[:16] of 120 targets)
-    low, high, counted = target_range_kernel(target.contiguous_buffer()[: target.size], ignore_index)
+    low, high, counted = target_range_kernel(target.contiguous_buffer(), ignore_index)
     return int(low), int(high), int(counted)
 
 

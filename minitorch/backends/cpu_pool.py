@@ -88,6 +88,5 @@ def max_pool2d_backward(grad: TensorData, indices: TensorData, grad_x: TensorDat
     plane_size = height * width
     planes = grad_x.size // plane_size if plane_size else 0
     pooled = grad.size // planes if planes else 0
-    # a contiguous view's buffer runs on to the end of its storage: only the view's own elements
-    return int(max_pool_backward_kernel(grad_x.buffer, grad.contiguous_buffer()[: grad.size],
-                                        indices.contiguous_buffer()[: indices.size], planes, plane_size, pooled))
+    return int(max_pool_backward_kernel(grad_x.buffer, grad.contiguous_buffer(), indices.contiguous_buffer(), planes,
+                                        plane_size, pooled))
