@@ -16,12 +16,17 @@ Reductions accumulate in float64 (float inputs) or int64 (integer and bool input
 once into ``out``: a float32 sum of 10^7 terms keeps its full precision, at no measurable
 cost since summing is limited by memory bandwidth.
 
-Matmul has two paths; ``CpuBackend.matmul`` picks one:
+Matmul has three paths; ``CpuBackend.matmul`` picks one:
 
 * **The Numba kernel** of task 3.3 (:mod:`.cpu_matmul`, run by :func:`numba_matmul`: blocked, packed, any strides and
-  dtypes; at 1024 x 1024 float32 on 2 cores ~35% of BLAS) by default, and always for
-  integer and bool dtypes (NumPy has no BLAS for them) and for float16 (through float32).
-  Tests and benchmarks of the students' kernel call :func:`numba_matmul` directly.
+  dtypes; at 1024 x 1024 float32 on 2 cores about half of BLAS) for integer and bool dtypes, for
+  float16 (through float32) and for float products the next kernel does not take. Tests and
+  benchmarks of the students' kernel call :func:`numba_matmul` directly.
+* **The outer-product kernel** (:mod:`.cpu_matmul_outer`, given to students, run by
+  :func:`outer_matmul`) for float32 and float64 products with at least :data:`OUTER_MIN_COLS`
+  columns (see :func:`outer_matmul_fits`): it vectorises along the rows of ``b`` and never adds
+  SIMD lanes together, which makes the short inner dimensions of a training step's gradients
+  two to three times faster and long ones about a fifth.
 * **BLAS** (through ``np.matmul``, :func:`_blas_matmul`) for float32 and float64 products of
   at least ``BLAS_MIN_WORK`` multiply-adds, once :data:`use_blas` is set. In isolation it
   is ~3x faster than the kernel (sums in float32 for float32, as in PyTorch). It is off by
@@ -44,7 +49,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_matmul, cpu_matmul_short
+from . import cpu_matmul, cpu_matmul_outer
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -59,12 +64,21 @@ _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 #: docstring: worth it with ``OPENBLAS_NUM_THREADS=1``); otherwise every matmul runs on the
 #: Numba kernel of task 3.3
 use_blas = False
-#: whether ``CpuBackend.matmul`` sends float products with a short inner dimension to the
-#: outer-product kernel of :mod:`.cpu_matmul_short` (see :func:`short_matmul_fits`)
-use_short_kernel = True
-#: the fewest columns of ``out`` for the short kernel: it computes tiles of
-#: :data:`.cpu_matmul_short.TILE_COLS` columns, so on narrower products most of its work is padding
-SHORT_MIN_COLS = 32
+#: whether ``CpuBackend.matmul`` sends float products with wide outputs to the outer-product
+#: kernel of :mod:`.cpu_matmul_outer` (see :func:`outer_matmul_fits`)
+use_outer_kernel = True
+#: the fewest columns of ``out`` for the outer-product kernel: it computes tiles of
+#: :data:`.cpu_matmul_outer.TILE_COLS` columns, so on narrower products most of its work is padding
+OUTER_MIN_COLS = 32
+#: when ``b``'s rows are not contiguous (``x @ W.T``), the outer-product kernel packs it by a
+#: transposing copy that costs more than the dot products save on a long inner dimension and
+#: few rows; it takes such products only with ``k <= OUTER_SHORT_K``, or ``k <= OUTER_LONG_K``
+#: and at least ``OUTER_MIN_ROWS`` rows. Measured on 2 cores against the students' kernel:
+#: ``64 x 784 @ (256 x 784).T`` 211 vs 246 us, ``32 x 1024 @ (32 x 1024).T`` 91 vs 43 us,
+#: ``16 x 1024 @ (1024 x 1024).T`` 594 vs 435 us, ``128 x 512 @ (512 x 512).T`` 575 vs 543 us
+OUTER_SHORT_K = 128
+OUTER_LONG_K = 1024
+OUTER_MIN_ROWS = 64
 #: fewer multiply-adds than this go to the Numba kernel even with ``use_blas``: there the
 #: call costs more than the work (measured, kernel vs BLAS: 8 x 8 x 8 1.9 vs 3.2 us,
 #: 32 x 32 x 32 6.4 vs 3.8 us)
@@ -298,22 +312,28 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
 
 
-def short_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
-    """Whether :func:`short_matmul` takes ``out = a @ b``: one float dtype, an inner dimension of at
-    most :data:`.cpu_matmul_short.SHORT_K` and at least :data:`SHORT_MIN_COLS` columns."""
+def outer_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
+    """Whether :func:`outer_matmul` takes ``out = a @ b``: one float dtype, at least
+    :data:`OUTER_MIN_COLS` columns, and an inner dimension of at most
+    :data:`.cpu_matmul_outer.MAX_K`, or shorter where ``b`` has to be transposed to be packed
+    (see :data:`OUTER_SHORT_K`)."""
     dtype = out.storage.dtype
-    return (a.shape[-1] <= cpu_matmul_short.SHORT_K and out.shape[-1] >= SHORT_MIN_COLS and dtype in _BLAS_DTYPES
-            and a.storage.dtype == dtype and b.storage.dtype == dtype)
+    if out.shape[-1] < OUTER_MIN_COLS or dtype not in _BLAS_DTYPES or a.storage.dtype != dtype or b.storage.dtype != dtype:
+        return False
+    k = a.shape[-1]
+    if b.strides[-1] == 1:
+        return k <= cpu_matmul_outer.MAX_K
+    return k <= OUTER_SHORT_K or (k <= OUTER_LONG_K and out.shape[-2] >= OUTER_MIN_ROWS)
 
 
-def short_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
-    """``out = a @ b`` by the outer-product kernel of :mod:`.cpu_matmul_short` (operands as for
-    :func:`numba_matmul`, float32 or float64, ``k <= SHORT_K``)."""
+def outer_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
+    """``out = a @ b`` by the outer-product kernel of :mod:`.cpu_matmul_outer` (operands as for
+    :func:`numba_matmul`, float32 or float64, ``k <= MAX_K``)."""
     batch = out.shape[:-2]
     shape, out_strides = _layout(out)
     a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
     threaded = kernels.threaded(out.size * a.shape[-1])
-    kernel = cpu_matmul_short.short_matmul_kernel if threaded else cpu_matmul_short.short_matmul_kernel_serial
+    kernel = cpu_matmul_outer.outer_matmul_kernel if threaded else cpu_matmul_outer.outer_matmul_kernel_serial
     kernel(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides, a.shape[-1])
 
 
@@ -400,7 +420,8 @@ class CpuBackend:
         kernels.arg_reduce_entry(code, kernels.threaded(a.size))(out.buffer, out_strides, _operand(a), shape, a_strides, dim)
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
-        """The Numba kernel (:func:`numba_matmul`), or BLAS for floats if :data:`use_blas` is set."""
+        """BLAS for floats if :data:`use_blas` is set, else the outer-product kernel where it fits
+        (:func:`outer_matmul_fits`), else the students' kernel (:func:`numba_matmul`)."""
         if out.size == 0:
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
@@ -412,8 +433,8 @@ class CpuBackend:
             and out.size * a.shape[-1] >= BLAS_MIN_WORK
         ):
             return _blas_matmul(a, b, out)
-        if use_short_kernel and short_matmul_fits(a, b, out):
-            return short_matmul(a, b, out)
+        if use_outer_kernel and outer_matmul_fits(a, b, out):
+            return outer_matmul(a, b, out)
         numba_matmul(a, b, out)
 
     # ---- fused ops ----

@@ -1,13 +1,13 @@
-r"""Matrix products with a short inner dimension: the CPU backend's kernel for ``k <= SHORT_K``.
+r"""Matrix products by outer products: the CPU backend's kernel for float products with wide outputs.
 
 .. math:: \mathrm{out}_{ij} = \sum_{p < k} a_{ip}\, b_{pj}
 
 The students' kernel (:mod:`.cpu_matmul`, task 3.3) computes each :math:`\mathrm{out}_{ij}` as a
 dot product, vectorised along :math:`p`: SIMD registers of partial sums, whose lanes are added
-up at the end. That end costs as much as a dozen multiply-adds, and when :math:`k` is short (a
-linear layer's weight gradient, where :math:`k` is the batch; any product with a layer of 10
-classes) it is most of the work: a ``256 x 64 @ 64 x 784`` product ran at a quarter of the speed
-of a long one.
+up at the end of each block of terms. That end costs as much as a dozen multiply-adds; when
+:math:`k` is short (a linear layer's weight gradient, where :math:`k` is the batch; any product
+with a layer of 10 classes) it is most of the work, and at any length it keeps the kernel near a
+third of the machine's peak.
 
 This kernel vectorises along :math:`j` instead, as BLAS does: a tile of ``TILE_ROWS`` rows by
 ``TILE_COLS`` columns of ``out`` is accumulated over :math:`p` by outer products,
@@ -15,10 +15,13 @@ This kernel vectorises along :math:`j` instead, as BLAS does: a tile of ``TILE_R
 .. math:: \mathrm{acc}_{r,\,\cdot} \mathrel{+}= a_{i+r,\,p}\; b_{p,\,j_0 : j_0 + \mathrm{TILE\_COLS}},
 
 one broadcast element of ``a`` times a contiguous row of ``b``, so no lanes are ever added
-together. The tile's columns of ``b`` are packed first (``k x TILE_COLS``, in L1 for
-``k <= SHORT_K``) and serve every row of the task; ``a`` is read in place, one element at a time,
-so any strides work. Each output is summed in the order of :math:`p`. The kernel is compiled
+together. The tile's columns of ``b`` are packed first (``k x TILE_COLS``) and serve every row of
+the task; ``a`` is read in place, one element at a time, so any strides work. Each output is
+summed in the order of :math:`p`, one multiply-add after the other. The kernel is compiled
 without ``reassoc``: with it, LLVM vectorises the loop over :math:`p` instead, with gathers.
+
+Packing costs one copy of ``b`` per block of rows, so the grid (:func:`outer_grid`) gives each
+task at least ``MIN_BLOCK_ROWS`` rows where it can, and cuts the columns otherwise.
 """
 
 from __future__ import annotations
@@ -33,37 +36,65 @@ from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, prange_only, serial
 kernel_cache.register(__file__)
 
 #: the longest inner dimension this kernel takes: its packed ``k x TILE_COLS`` block of ``b``
-#: (32 KiB of float32 at 128) stays in L1; from there on the dot products of :mod:`.cpu_matmul`
-#: are as fast (measured in ``bench``'s matmul cases)
-SHORT_K = 128
+#: (1 MiB of float32 at 4096) is allocated by each task
+MAX_K = 4096
 #: rows of ``out`` accumulated together: each packed row of ``b`` loaded serves all of them
 TILE_ROWS = 4
 #: columns of ``out`` accumulated together (4 AVX-512 or 8 AVX2 registers of float32 per row)
 TILE_COLS = 64
 #: tasks a product is cut into, at least (two per thread on 2 cores)
 MIN_TASKS = 4
+#: the fewest rows a task is given while the columns can be cut instead: each block of rows packs
+#: ``b`` again (measured on ``64 x 784 @ 784 x 256`` on 2 cores: four tasks of 16 rows 38 GMAC/s,
+#: four of all 64 rows and a quarter of the columns 63 GMAC/s)
+MIN_BLOCK_ROWS = 64
+#: rows of ``b`` packed together when its columns are contiguous (``W.T``): each column's run is
+#: read in one go, so the reads do not alias in the cache when ``b``'s row step is a multiple of 4 KiB
+PACK_ROWS = 16
 
 # ``a * b + c`` may become one fused multiply-add; no ``reassoc`` (see the module's docstring)
-SHORT_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"contract"}}
+OUTER_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"contract"}}
 
 
-@njit(**SHORT_OPTIONS)
-def short_grid(matrices: int, n: int, m: int) -> tuple[int, int, int, int]:
-    """``(rows, row_blocks, cols, col_blocks)``: blocks of whole row tiles, then of whole column
-    tiles, until there are ``MIN_TASKS`` tasks. Rows first: a row block packs ``b``'s
-    ``k x m`` elements again, cheap next to its ``rows x k x m`` multiply-adds."""
+@njit(**OUTER_OPTIONS)
+def outer_grid(matrices: int, n: int, m: int) -> tuple[int, int, int, int]:
+    """``(rows, row_blocks, cols, col_blocks)``, every block a whole number of tiles, for at least
+    ``MIN_TASKS`` tasks where there are tiles enough: the rows in as many blocks as keep
+    ``MIN_BLOCK_ROWS`` rows each (at least one block), then the columns, then the rows further."""
     row_tiles = (n + TILE_ROWS - 1) // TILE_ROWS
     col_tiles = (m + TILE_COLS - 1) // TILE_COLS
     wanted = (MIN_TASKS + matrices - 1) // matrices
-    rows = (row_tiles + min(row_tiles, wanted) - 1) // min(row_tiles, wanted) * TILE_ROWS
-    row_blocks = (n + rows - 1) // rows
+    row_blocks = max(1, min(wanted, n // MIN_BLOCK_ROWS))
     col_blocks = min(col_tiles, (wanted + row_blocks - 1) // row_blocks)
     cols = (col_tiles + col_blocks - 1) // col_blocks * TILE_COLS
-    return rows, (n + rows - 1) // rows, cols, (m + cols - 1) // cols
+    col_blocks = (m + cols - 1) // cols
+    if row_blocks * col_blocks < wanted:
+        row_blocks = min(row_tiles, (wanted + col_blocks - 1) // col_blocks)
+    rows = (row_tiles + row_blocks - 1) // row_blocks * TILE_ROWS
+    return rows, (n + rows - 1) // rows, cols, col_blocks
 
 
-@kernel_only(**SHORT_OPTIONS)
-def short_task(
+@kernel_only(**OUTER_OPTIONS)
+def pack_columns(packed: np.ndarray, b: np.ndarray, start: int, b_row: int, b_col: int, k: int, width: int) -> None:
+    """``packed[p * TILE_COLS + c] = b[start + p * b_row + c * b_col]`` for ``p < k``, ``c < width``:
+    ``width`` columns of ``b`` from ``start``, row by row; by runs of ``PACK_ROWS`` down each column
+    where the columns are contiguous."""
+    if b_row == 1 and b_col != 1:
+        for p0 in range(0, k, PACK_ROWS):
+            p1 = min(p0 + PACK_ROWS, k)
+            for c in range(width):
+                column = start + c * b_col
+                for p in range(p0, p1):
+                    packed[p * TILE_COLS + c] = b[column + p]
+    else:
+        for p in range(k):
+            row = start + p * b_row
+            for c in range(width):
+                packed[p * TILE_COLS + c] = b[row + c * b_col]
+
+
+@kernel_only(**OUTER_OPTIONS)
+def outer_task(
     task: int, rows: int, row_blocks: int, cols: int, col_blocks: int, k: int,
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
     a: np.ndarray, a_strides: np.ndarray, b: np.ndarray, b_strides: np.ndarray,
@@ -98,11 +129,10 @@ def short_task(
     acc2, acc3 = acc[2 * TILE_COLS : 3 * TILE_COLS], acc[3 * TILE_COLS : 4 * TILE_COLS]
     for t0 in range(c0, c1, TILE_COLS):
         width = min(TILE_COLS, c1 - t0)
-        for p in range(k):
-            for c in range(width):
-                packed[p * TILE_COLS + c] = b[b_base + p * b_row + (t0 + c) * b_col]
-            for c in range(width, TILE_COLS):
-                packed[p * TILE_COLS + c] = 0
+        pack_columns(packed, b, b_base + t0 * b_col, b_row, b_col, k, width)
+        if width < TILE_COLS:  # the last tile of the row: clear what the previous tile left
+            for p in range(k):
+                packed[p * TILE_COLS + width : (p + 1) * TILE_COLS] = 0
         for i in range(i0, i1, TILE_ROWS):
             # a last tile of fewer rows repeats its last row (computed, never stored twice)
             row1, row2, row3 = min(i + 1, i1 - 1), min(i + 2, i1 - 1), min(i + 3, i1 - 1)
@@ -124,10 +154,10 @@ def short_task(
                     y1 = b_p[TILE_COLS + c]
                     y2 = b_p[2 * TILE_COLS + c]
                     y3 = b_p[3 * TILE_COLS + c]
-                    acc0[c] += (x00 * y0 + x01 * y1) + (x02 * y2 + x03 * y3)
-                    acc1[c] += (x10 * y0 + x11 * y1) + (x12 * y2 + x13 * y3)
-                    acc2[c] += (x20 * y0 + x21 * y1) + (x22 * y2 + x23 * y3)
-                    acc3[c] += (x30 * y0 + x31 * y1) + (x32 * y2 + x33 * y3)
+                    acc0[c] = acc0[c] + x00 * y0 + x01 * y1 + x02 * y2 + x03 * y3
+                    acc1[c] = acc1[c] + x10 * y0 + x11 * y1 + x12 * y2 + x13 * y3
+                    acc2[c] = acc2[c] + x20 * y0 + x21 * y1 + x22 * y2 + x23 * y3
+                    acc3[c] = acc3[c] + x30 * y0 + x31 * y1 + x32 * y2 + x33 * y3
             for p in range(k4, k):
                 x0 = a[a_base + i * a_row + p * a_col]
                 x1 = a[a_base + row1 * a_row + p * a_col]
@@ -146,23 +176,23 @@ def short_task(
                     out[start + c * out_col] = acc[r * TILE_COLS + c]
 
 
-@njit(parallel=prange_only(), **SHORT_OPTIONS)
-def short_matmul_kernel(
+@njit(parallel=prange_only(), **OUTER_OPTIONS)
+def outer_matmul_kernel(
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
     a: np.ndarray, a_strides: np.ndarray, b: np.ndarray, b_strides: np.ndarray, k: int,
 ) -> None:
     """``out[..., i, j] = sum_p a[..., i, p] * b[..., p, j]``: the arguments of
-    :func:`.cpu_matmul.matmul_kernel`, for ``k <= SHORT_K``; the blocks of :func:`short_grid` are
+    :func:`.cpu_matmul.matmul_kernel`, for ``k <= MAX_K``; the blocks of :func:`outer_grid` are
     shared among the threads."""
     if count(shape) == 0:
         return
     rank = shape.size
     matrices = count(shape[: rank - 2])
-    rows, row_blocks, cols, col_blocks = short_grid(matrices, shape[rank - 2], shape[rank - 1])
+    rows, row_blocks, cols, col_blocks = outer_grid(matrices, shape[rank - 2], shape[rank - 1])
     for task in prange(matrices * row_blocks * col_blocks):
-        short_task(np.int64(task), rows, row_blocks, cols, col_blocks, k, out, shape, out_strides,
+        outer_task(np.int64(task), rows, row_blocks, cols, col_blocks, k, out, shape, out_strides,
                    a, a_strides, b, b_strides)
 
 
-#: :func:`short_matmul_kernel` without threads, for small products (see :func:`.cpu_kernels.serial_twin`)
-short_matmul_kernel_serial = serial_twin(short_matmul_kernel, **SHORT_OPTIONS)
+#: :func:`outer_matmul_kernel` without threads, for small products (see :func:`.cpu_kernels.serial_twin`)
+outer_matmul_kernel_serial = serial_twin(outer_matmul_kernel, **OUTER_OPTIONS)
