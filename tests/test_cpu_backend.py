@@ -172,7 +172,7 @@ def test_log_softmax_of_large_rows_takes_the_parallel_path(out_layout: str) -> N
 
 
 #: the functions compiled without a Python entry point (``kernel_only``), by module
-KERNEL_ONLY_MODULES = ("cpu_kernels", "cpu_matmul", "cpu_index_kernels")
+KERNEL_ONLY_MODULES = ("cpu_kernels", "cpu_matmul", "cpu_matmul_outer", "cpu_index_kernels")
 #: calls each kernel-only function from Python; Numba's own call would jump into code that was never compiled
 CALL_EACH_KERNEL_ONLY = """
 import importlib
@@ -200,6 +200,6 @@ def test_kernel_only_functions_refuse_a_call_from_python() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     refused = {line.split()[0] for line in done.stdout.splitlines()}
-    assert {"map_run", "zip_run", "reduce_run", "reduce_rows", "count", "matmul_task", "gather_rows",
-            "accumulate_rows"} <= refused
+    assert {"map_run", "zip_run", "reduce_run", "reduce_rows", "count", "matmul_task", "outer_task", "pack_columns",
+            "gather_rows", "accumulate_rows"} <= refused
     assert "only inside other kernels" in done.stdout

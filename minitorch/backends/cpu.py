@@ -16,17 +16,20 @@ Reductions accumulate in float64 (float inputs) or int64 (integer and bool input
 once into ``out``: a float32 sum of 10^7 terms keeps its full precision, at no measurable
 cost since summing is limited by memory bandwidth.
 
-Matmul has three paths; ``CpuBackend.matmul`` picks one:
+Matmul has four paths; ``CpuBackend.matmul`` picks one:
 
 * **The Numba kernel** of task 3.3 (:mod:`.cpu_matmul`, run by :func:`numba_matmul`: blocked, packed, any strides and
   dtypes; at 1024 x 1024 float32 on 2 cores about half of BLAS) for integer and bool dtypes, for
-  float16 (through float32) and for float products the next kernel does not take. Tests and
-  benchmarks of the students' kernel call :func:`numba_matmul` directly.
+  float16 (through float32) and for the float products the next two kernels do not take. Tests
+  and benchmarks of the students' kernel call :func:`numba_matmul` directly.
+* **The small kernel** (:mod:`.cpu_matmul_small`, given to students, run by :func:`small_matmul`)
+  for float32 and float64 products with too few multiply-adds for threads: one serial pass,
+  cheap to set up and to compile (a small model's first training step compiles nothing else).
 * **The outer-product kernel** (:mod:`.cpu_matmul_outer`, given to students, run by
-  :func:`outer_matmul`) for float32 and float64 products with at least :data:`OUTER_MIN_COLS`
-  columns (see :func:`outer_matmul_fits`): it vectorises along the rows of ``b`` and never adds
-  SIMD lanes together, which makes the short inner dimensions of a training step's gradients
-  two to three times faster and long ones about a fifth.
+  :func:`outer_matmul`) for larger float32 and float64 products with at least
+  :data:`OUTER_MIN_COLS` columns (see :func:`outer_matmul_fits`): it vectorises along the rows of
+  ``b`` and never adds SIMD lanes together, which makes the short inner dimensions of a training
+  step's gradients two to three times faster and long ones about a fifth.
 * **BLAS** (through ``np.matmul``, :func:`_blas_matmul`) for float32 and float64 products of
   at least ``BLAS_MIN_WORK`` multiply-adds, once :data:`use_blas` is set. In isolation it
   is ~3x faster than the kernel (sums in float32 for float32, as in PyTorch). It is off by
@@ -49,7 +52,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_matmul, cpu_matmul_outer
+from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -67,6 +70,9 @@ use_blas = False
 #: whether ``CpuBackend.matmul`` sends float products with wide outputs to the outer-product
 #: kernel of :mod:`.cpu_matmul_outer` (see :func:`outer_matmul_fits`)
 use_outer_kernel = True
+#: whether ``CpuBackend.matmul`` sends float products with little work to the serial kernel of
+#: :mod:`.cpu_matmul_small` (see :func:`small_matmul_fits`)
+use_small_kernel = True
 #: the fewest columns of ``out`` for the outer-product kernel: it computes tiles of
 #: :data:`.cpu_matmul_outer.TILE_COLS` columns, so on narrower products most of its work is padding
 OUTER_MIN_COLS = 32
@@ -326,6 +332,23 @@ def outer_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
     return k <= OUTER_SHORT_K or (k <= OUTER_LONG_K and out.shape[-2] >= OUTER_MIN_ROWS)
 
 
+def small_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
+    """Whether :func:`small_matmul` takes ``out = a @ b``: one float dtype, and too few
+    multiply-adds for threads (:func:`.cpu_kernels.threaded`)."""
+    dtype = out.storage.dtype
+    return (not kernels.threaded(out.size * a.shape[-1]) and dtype in _BLAS_DTYPES
+            and a.storage.dtype == dtype and b.storage.dtype == dtype)
+
+
+def small_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
+    """``out = a @ b`` by the serial kernel of :mod:`.cpu_matmul_small` (operands as for
+    :func:`numba_matmul`, float32 or float64)."""
+    batch = out.shape[:-2]
+    shape, out_strides = _layout(out)
+    a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
+    cpu_matmul_small.small_matmul_kernel(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides, a.shape[-1])
+
+
 def outer_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     """``out = a @ b`` by the outer-product kernel of :mod:`.cpu_matmul_outer` (operands as for
     :func:`numba_matmul`, float32 or float64, ``k <= MAX_K``)."""
@@ -420,8 +443,8 @@ class CpuBackend:
         kernels.arg_reduce_entry(code, kernels.threaded(a.size))(out.buffer, out_strides, _operand(a), shape, a_strides, dim)
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
-        """BLAS for floats if :data:`use_blas` is set, else the outer-product kernel where it fits
-        (:func:`outer_matmul_fits`), else the students' kernel (:func:`numba_matmul`)."""
+        """BLAS for floats if :data:`use_blas` is set, else the first of the small, the
+        outer-product and the students' kernel that takes the product (see the module's docstring)."""
         if out.size == 0:
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
@@ -433,6 +456,8 @@ class CpuBackend:
             and out.size * a.shape[-1] >= BLAS_MIN_WORK
         ):
             return _blas_matmul(a, b, out)
+        if use_small_kernel and small_matmul_fits(a, b, out):
+            return small_matmul(a, b, out)
         if use_outer_kernel and outer_matmul_fits(a, b, out):
             return outer_matmul(a, b, out)
         numba_matmul(a, b, out)
