@@ -66,6 +66,11 @@ CASES = [
     ((1, 2, 9, 7), dict(kernel=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(2, 1), ceil_mode=True)),
     ((3, 10, 11), dict(kernel=(4, 3), stride=(3, 3), padding=(2, 1), ceil_mode=True)),  # unbatched
     ((2, 2, 6, 6), dict(kernel=(2, 3), stride=(1, 1), dilation=(2, 2))),
+    # 2 x 2 windows all inside the plane take an unrolled loop: odd sizes, overlapping, dilated
+    ((2, 3, 9, 7), dict(kernel=(2, 2), stride=(2, 2))),
+    ((2, 2, 7, 6), dict(kernel=(2, 2), stride=(1, 1))),
+    ((1, 2, 8, 9), dict(kernel=(2, 2), stride=(2, 3), dilation=(2, 2))),
+    ((2, 2, 9, 7), dict(kernel=(2, 2), stride=(2, 2), ceil_mode=True)),  # the last window sticks out: checked
 ]
 
 
@@ -104,6 +109,18 @@ def test_nan_and_minus_infinity_windows_follow_pytorch() -> None:
     values, places = max_pool2d_op(x, _geometry(x.shape, (2, 2), (2, 2), padding=(1, 1)))
     assert (values.numpy() == -inf).all()
     assert places.tolist() == [[[[0, 1], [3, 4]]]]
+
+
+@pytest.mark.parametrize("stride", [(2, 2), (1, 1)], ids=str)
+def test_nans_anywhere_in_2x2_windows_follow_the_oracle(stride: tuple[int, int]) -> None:
+    """The unrolled 2 x 2 loop chooses without a branch: NaN in every position of a window, one or several."""
+    x = np.random.default_rng(5).standard_normal((3, 2, 10, 12)).astype(np.float32)
+    x[np.random.default_rng(6).random(x.shape) < 0.3] = np.nan
+    geometry = _geometry(x.shape, (2, 2), stride)
+    values, places = max_pool2d_op(minitorch.tensor(x), geometry)
+    expected_values, expected_places = oracle(x, geometry)
+    np.testing.assert_array_equal(values.numpy(), expected_values)
+    np.testing.assert_array_equal(places.numpy(), expected_places)
 
 
 def test_the_gradient_goes_to_each_window_s_place_and_overlaps_add() -> None:
