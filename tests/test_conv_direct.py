@@ -75,6 +75,15 @@ CASES = [
     ((3, 5, 4, 6), (7, 5, 1, 1), _geometry()),
     ((2, 3, 4, 5), (2, 3, 4, 5), _geometry()),
     ((2, 9, 6, 6), (10, 9, 2, 6), _geometry(padding=((0, 0), (1, 1)))),  # 9 and 10 channels: blocks of 4 and a rest
+    # a multiple of 4 output channels per group: the forward computes 4 at a time, for runs of
+    # 1 to 5 taps, strided, dilated and in groups
+    ((3, 5, 4, 6), (8, 5, 1, 1), _geometry()),
+    ((2, 3, 9, 9), (4, 3, 3, 2), _geometry(dilation=(2, 3), padding=((1, 2), (2, 1)))),
+    ((2, 3, 7, 8), (4, 3, 2, 4), _geometry()),
+    ((2, 2, 9, 9), (4, 2, 5, 5), _geometry(padding=((2, 2), (2, 2)))),
+    ((2, 2, 6, 9), (8, 2, 2, 6), _geometry()),
+    ((2, 4, 9, 8), (8, 2, 3, 3), _geometry(padding=((1, 1), (1, 1)), groups=2)),
+    ((2, 4, 9, 8), (8, 2, 3, 3), _geometry(stride=(1, 2), groups=2)),
 ]
 DTYPES = {"float64": (np.float64, 1e-11), "float32": (np.float32, 2e-5)}
 

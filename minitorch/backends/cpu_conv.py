@@ -53,6 +53,12 @@ from .cpu_kernels import KERNEL_OPTIONS, REDUCE_OPTIONS, prange_only
 BLOCK = 5
 
 
+#: output channels the forward computes together when a group has a multiple of them: each run
+#: of the input loaded then serves four accumulators (LeNet's second convolution, 6 -> 16
+#: channels on 10 x 10 outputs: 0.75 -> 0.53 ms)
+OUT_BLOCK = 4
+
+
 @njit(inline="always", **KERNEL_OPTIONS)
 def block_size(total: int) -> int:
     """The size of each pass when ``total`` taps are taken ``BLOCK`` at most at a time in as few, even passes
@@ -105,6 +111,53 @@ def multiply_add_runs(target: np.ndarray, sources: tuple, weights: tuple, taps: 
     else:
         for j in range(count):
             target[j] += w0 * s0[j]
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def multiply_add_runs4(t0: np.ndarray, t1: np.ndarray, t2: np.ndarray, t3: np.ndarray, sources: tuple,
+                       w0: tuple, w1: tuple, w2: tuple, w3: tuple, taps: int, count: int) -> None:
+    """:func:`multiply_add_runs` into four targets ``t_k`` with their own weights ``w_k``, each source
+    element loaded once for all four (the same sums, term for term)."""
+    s0, s1, s2, s3, s4 = sources
+    a0, a1, a2, a3, a4 = w0
+    b0, b1, b2, b3, b4 = w1
+    c0, c1, c2, c3, c4 = w2
+    d0, d1, d2, d3, d4 = w3
+    if taps == 5:
+        for j in range(count):
+            x0, x1, x2, x3, x4 = s0[j], s1[j], s2[j], s3[j], s4[j]
+            t0[j] += ((a0 * x0 + a1 * x1) + (a2 * x2 + a3 * x3)) + a4 * x4
+            t1[j] += ((b0 * x0 + b1 * x1) + (b2 * x2 + b3 * x3)) + b4 * x4
+            t2[j] += ((c0 * x0 + c1 * x1) + (c2 * x2 + c3 * x3)) + c4 * x4
+            t3[j] += ((d0 * x0 + d1 * x1) + (d2 * x2 + d3 * x3)) + d4 * x4
+    elif taps == 4:
+        for j in range(count):
+            x0, x1, x2, x3 = s0[j], s1[j], s2[j], s3[j]
+            t0[j] += (a0 * x0 + a1 * x1) + (a2 * x2 + a3 * x3)
+            t1[j] += (b0 * x0 + b1 * x1) + (b2 * x2 + b3 * x3)
+            t2[j] += (c0 * x0 + c1 * x1) + (c2 * x2 + c3 * x3)
+            t3[j] += (d0 * x0 + d1 * x1) + (d2 * x2 + d3 * x3)
+    elif taps == 3:
+        for j in range(count):
+            x0, x1, x2 = s0[j], s1[j], s2[j]
+            t0[j] += (a0 * x0 + a1 * x1) + a2 * x2
+            t1[j] += (b0 * x0 + b1 * x1) + b2 * x2
+            t2[j] += (c0 * x0 + c1 * x1) + c2 * x2
+            t3[j] += (d0 * x0 + d1 * x1) + d2 * x2
+    elif taps == 2:
+        for j in range(count):
+            x0, x1 = s0[j], s1[j]
+            t0[j] += a0 * x0 + a1 * x1
+            t1[j] += b0 * x0 + b1 * x1
+            t2[j] += c0 * x0 + c1 * x1
+            t3[j] += d0 * x0 + d1 * x1
+    else:
+        for j in range(count):
+            x0 = s0[j]
+            t0[j] += a0 * x0
+            t1[j] += b0 * x0
+            t2[j] += c0 * x0
+            t3[j] += d0 * x0
 
 
 @njit(inline="always", **KERNEL_OPTIONS)
@@ -161,7 +214,8 @@ def strided_multiply_add_run(target: np.ndarray, scale: float, source: np.ndarra
 
 @njit(parallel=prange_only(), **KERNEL_OPTIONS)
 def forward_kernel(out: np.ndarray, x: np.ndarray, w: np.ndarray, bias: np.ndarray, geometry: np.ndarray) -> None:
-    """``out`` ``(N, O, H_o, W_o)`` from the padded ``x`` ``(N, C, H_p, W_p)``, ``w`` and ``bias`` ``(O,)``."""
+    """``out`` ``(N, O, H_o, W_o)`` from the padded ``x`` ``(N, C, H_p, W_p)``, ``w`` and ``bias`` ``(O,)``;
+    ``OUT_BLOCK`` output channels per task where a group's count is a multiple of it, else one."""
     batch, channels, out_channels = geometry[BATCH], geometry[CHANNELS], geometry[OUT_CHANNELS]
     group_channels, group_outputs = channels // geometry[GROUPS], out_channels // geometry[GROUPS]
     kernel_h, kernel_w, dilation_w = geometry[KERNEL_H], geometry[KERNEL_W], geometry[DILATION_W]
@@ -170,30 +224,48 @@ def forward_kernel(out: np.ndarray, x: np.ndarray, w: np.ndarray, bias: np.ndarr
     row_step, step = geometry[STRIDE_H] * padded_w, geometry[STRIDE_W]
     span = (out_h - 1) * pitch + out_w
     tap_block = block_size(kernel_w)
-    for task in prange(batch * out_channels):
-        n, o = task // out_channels, task % out_channels
+    width = OUT_BLOCK if group_outputs % OUT_BLOCK == 0 else 1  # output channels per task
+    next_output = group_channels * kernel_h * kernel_w  # from one output channel's weights to the next
+    for task in prange(batch * out_channels // width):
+        n, o = task // (out_channels // width), task % (out_channels // width) * width
         first_channel = (o // group_outputs) * group_channels
-        acc = np.full(span, bias[o], out.dtype)
+        acc = np.empty(width * span, out.dtype)  # output channel o + k at k * span
+        for k in range(width):
+            acc[k * span : (k + 1) * span] = bias[o + k]
         for c in range(group_channels):
             x_plane = (n * channels + first_channel + c) * plane
             for u in range(kernel_h):
                 weights_at = ((o * group_channels + c) * kernel_h + u) * kernel_w
                 row_start = x_plane + u * geometry[DILATION_H] * padded_w
                 for r in range(rows):
-                    first, target = row_start + r * row_step, acc[r * pitch : r * pitch + run]
+                    first = row_start + r * row_step
                     if step == 1:
                         for v in range(0, kernel_w, tap_block):
                             taps = min(tap_block, kernel_w - v)
-                            multiply_add_runs(target, block_runs(x, first + v * dilation_w, dilation_w, taps, run),
-                                              block_values(w, weights_at + v, 1, taps), taps, run)
+                            sources = block_runs(x, first + v * dilation_w, dilation_w, taps, run)
+                            at = weights_at + v
+                            if width == OUT_BLOCK:
+                                multiply_add_runs4(
+                                    acc[r * pitch : r * pitch + run], acc[span + r * pitch : span + r * pitch + run],
+                                    acc[2 * span + r * pitch : 2 * span + r * pitch + run],
+                                    acc[3 * span + r * pitch : 3 * span + r * pitch + run], sources,
+                                    block_values(w, at, 1, taps), block_values(w, at + next_output, 1, taps),
+                                    block_values(w, at + 2 * next_output, 1, taps),
+                                    block_values(w, at + 3 * next_output, 1, taps), taps, run)
+                            else:
+                                multiply_add_runs(acc[r * pitch : r * pitch + run], sources,
+                                                  block_values(w, at, 1, taps), taps, run)
                     else:
-                        for v in range(kernel_w):
-                            start = first + v * dilation_w
-                            strided_multiply_add_run(target, w[weights_at + v], x[start : start + (run - 1) * step + 1],
-                                                     run, 1, step)
-        target = task * out_h * out_w
-        for i in range(out_h):
-            out[target + i * out_w : target + (i + 1) * out_w] = acc[i * pitch : i * pitch + out_w]
+                        for k in range(width):
+                            target = acc[k * span + r * pitch : k * span + r * pitch + run]
+                            for v in range(kernel_w):
+                                start = first + v * dilation_w
+                                strided_multiply_add_run(target, w[weights_at + k * next_output + v],
+                                                         x[start : start + (run - 1) * step + 1], run, 1, step)
+        for k in range(width):
+            target = (n * out_channels + o + k) * out_h * out_w
+            for i in range(out_h):
+                out[target + i * out_w : target + (i + 1) * out_w] = acc[k * span + i * pitch : k * span + i * pitch + out_w]
 
 
 @njit(parallel=prange_only(), **KERNEL_OPTIONS)
