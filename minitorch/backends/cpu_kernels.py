@@ -309,6 +309,25 @@ def count(shape: np.ndarray, skip: int = -1) -> int:
     return size
 
 
+@njit(inline="always", **KERNEL_OPTIONS)
+def matrix_offsets(matrix: int, shape: np.ndarray, a_strides: np.ndarray, b_strides: np.ndarray,
+                   out_strides: np.ndarray) -> tuple[int, int, int]:
+    """Where matrix number ``matrix`` of a batched product starts in ``a``, ``b`` and ``out``: its
+    index in the batch dimensions of ``shape`` (all but the last two, row-major) times each
+    operand's strides (0 along a dimension it is broadcast in)."""
+    remaining = matrix
+    a_base = 0
+    b_base = 0
+    out_base = 0
+    for d in range(shape.size - 3, -1, -1):
+        index = remaining % shape[d]
+        remaining //= shape[d]
+        a_base += index * a_strides[d]
+        b_base += index * b_strides[d]
+        out_base += index * out_strides[d]
+    return a_base, b_base, out_base
+
+
 @njit(**KERNEL_OPTIONS)
 def start_position(row: int, shape: np.ndarray, strides: np.ndarray, inner: int) -> int:
     """Position of the first element of row ``row``, rows counting the dims before ``inner``."""

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, prange_only, serial_twin
+from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, matrix_offsets, prange_only, serial_twin
 
 # cached under a digest of this file's source (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -108,16 +108,7 @@ def outer_task(
     b_row, b_col = b_strides[rank - 2], b_strides[rank - 1]
     out_row, out_col = out_strides[rank - 2], out_strides[rank - 1]
     blocks = row_blocks * col_blocks
-    remaining = task // blocks
-    a_base = 0
-    b_base = 0
-    out_base = 0
-    for d in range(rank - 3, -1, -1):
-        index = remaining % shape[d]
-        remaining //= shape[d]
-        a_base += index * a_strides[d]
-        b_base += index * b_strides[d]
-        out_base += index * out_strides[d]
+    a_base, b_base, out_base = matrix_offsets(task // blocks, shape, a_strides, b_strides, out_strides)
     block = task % blocks
     i0 = (block // col_blocks) * rows
     i1 = min(i0 + rows, n)

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, count
+from .cpu_kernels import KERNEL_OPTIONS, count, matrix_offsets
 
 # cached under a digest of this file's source (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -45,16 +45,7 @@ def small_matmul_kernel(
     row = np.empty(k, a.dtype)
     zero = np.zeros(1, out.dtype)[0]
     for matrix in range(count(shape[: rank - 2])):
-        remaining = matrix
-        a_base = 0
-        b_base = 0
-        out_base = 0
-        for d in range(rank - 3, -1, -1):
-            index = remaining % shape[d]
-            remaining //= shape[d]
-            a_base += index * a_strides[d]
-            b_base += index * b_strides[d]
-            out_base += index * out_strides[d]
+        a_base, b_base, out_base = matrix_offsets(matrix, shape, a_strides, b_strides, out_strides)
         for j in range(m):
             for p in range(k):
                 columns[j * k + p] = b[b_base + p * b_row + j * b_col]
