@@ -64,8 +64,8 @@ _BOOL = np.dtype(np.bool_)
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 #: whether ``CpuBackend.matmul`` hands float32/float64 products to BLAS (see the module
-#: docstring: worth it with ``OPENBLAS_NUM_THREADS=1``); otherwise every matmul runs on the
-#: Numba kernel of task 3.3
+#: docstring: worth it with ``OPENBLAS_NUM_THREADS=1``); otherwise every matmul runs on one of
+#: the Numba kernels
 use_blas = False
 #: whether ``CpuBackend.matmul`` sends float products with wide outputs to the outer-product
 #: kernel of :mod:`.cpu_matmul_outer` (see :func:`outer_matmul_fits`)
