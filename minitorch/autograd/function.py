@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
@@ -53,6 +54,43 @@ def _modified_message(value: "Tensor", version: int, producer: Optional[str]) ->
     )
 
 
+class SavedOutput:
+    """An op's own output as its ``ctx`` keeps it: the output's values, version counter and
+    place, and a weak reference to the op's node.
+
+    Kept as the tensor itself, the output would hold its node and the node the output
+    (``out.grad_fn -> node -> ctx -> out``): a cycle only the garbage collector frees, so an
+    output dropped without a backward (inference with grad enabled) kept its memory until the
+    next collection. PyTorch's saved variables do the same. :attr:`Context.saved_tensors`
+    rebuilds the tensor with the node as its ``grad_fn``, so a double backward still runs
+    through it.
+    """
+
+    __slots__ = ("data", "device", "version_counter", "base", "output_nr", "node")
+
+    def __init__(self, output: "Tensor", node: "Node") -> None:
+        self.data, self.device, self.base = output._data, output._device, output._base
+        self.version_counter, self.output_nr = output._version_counter, output._output_nr
+        self.node = weakref.ref(node)
+
+    def holds(self, tensor: "Tensor") -> bool:
+        """Whether this is ``tensor``'s own saved state (the same data)."""
+        return self.data is tensor._data
+
+    def unpack(self) -> "Tensor":
+        tensor = tensor_class()._make(self.data, self.device)
+        tensor._version_counter, tensor._base = self.version_counter, self.base
+        node = self.node()
+        if node is not None:  # alive while backward runs through it
+            tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, self.output_nr
+        return tensor
+
+
+def _is_saved_as(value: Any, tensor: "Tensor") -> bool:
+    """Whether the saved ``value`` is ``tensor``: the tensor itself or its :class:`SavedOutput`."""
+    return value is tensor or (type(value) is SavedOutput and value.holds(tensor))
+
+
 class Context:
     """What ``forward`` leaves for ``backward``: saved tensors and any other attributes."""
 
@@ -78,20 +116,31 @@ class Context:
         saved = self._saved  # read before the flag: release() sets the flag first
         if self._freed:
             raise RuntimeError(FREED_GRAPH_MESSAGE)
-        for value, version in zip(saved, self._saved_versions):
+        values = tuple([v.unpack() if type(v) is SavedOutput else v for v in saved])
+        for value, version in zip(values, self._saved_versions):
             if version is not None and value._version != version:
-                producer = self._inplace_output[1] if value is self._inplace_output[0] else None
+                written = self._inplace_output[0]
+                producer = self._inplace_output[1] if written is not None and _is_saved_as(value, written) else None
                 raise RuntimeError(_modified_message(value, version, producer))
-        return saved
+        return values
+
+    def keep_outputs_weakly(self, outputs: tuple, node: "Node") -> None:
+        """Replace each of ``outputs`` (the op's results, ``node`` their ``grad_fn``) that was
+        saved by its :class:`SavedOutput`: no reference cycle through the node."""
+        saved = self._saved
+        for output in outputs:
+            if any(v is output for v in saved):
+                saved = tuple([SavedOutput(output, node) if v is output else v for v in saved])
+        self._saved = saved
 
     def replace_saved_output(self, output: Any, written: Any, node_name: str) -> None:
         """An in-place op wrote its result ``output`` into ``written``: what backward reads is
         now ``written`` at its current version (a later in-place change to it is an error)."""
-        if not any(v is output for v in self._saved):
+        if not any(_is_saved_as(v, output) for v in self._saved):
             return
-        self._saved_versions = tuple([written._version if v is output else version
+        self._saved_versions = tuple([written._version if _is_saved_as(v, output) else version
                                       for v, version in zip(self._saved, self._saved_versions)])
-        self._saved = tuple([written if v is output else v for v in self._saved])
+        self._saved = tuple([written if _is_saved_as(v, output) else v for v in self._saved])
         self._inplace_output = (written, node_name)
 
     # the name the course's scalar Context uses
@@ -379,7 +428,10 @@ class Function:
         if type(out) is tuple:
             return cls._record_several(ctx, args, out) if record else out
         if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
-            out._set_grad_fn(cls._node(ctx, args, needs_input_grad))
+            node = cls._node(ctx, args, needs_input_grad)
+            out._set_grad_fn(node)
+            if ctx._saved:
+                ctx.keep_outputs_weakly((out,), node)
         return out
 
     @classmethod
@@ -409,5 +461,6 @@ class Function:
             for index in slots:
                 outputs[index]._set_grad_fn(node)
                 outputs[index]._output_nr = index
+            ctx.keep_outputs_weakly(tuple([outputs[index] for index in slots]), node)
         return outputs
 
