@@ -6,8 +6,8 @@ The students' kernel (:mod:`.cpu_matmul`, task 3.3) computes each :math:`\mathrm
 dot product, vectorised along :math:`p`: SIMD registers of partial sums, whose lanes are added
 up at the end of each block of terms. That end costs as much as a dozen multiply-adds; when
 :math:`k` is short (a linear layer's weight gradient, where :math:`k` is the batch; any product
-with a layer of 10 classes) it is most of the work, and at any length it keeps the kernel near a
-third of the machine's peak.
+with a layer of 10 classes) it is most of the work, and even a long product pays for it (the
+forward of a 784-256 layer on a batch of 64 ran at 40 GMAC/s there, 63 here, on 2 cores).
 
 This kernel vectorises along :math:`j` instead, as BLAS does: a tile of ``TILE_ROWS`` rows by
 ``TILE_COLS`` columns of ``out`` is accumulated over :math:`p` by outer products,
