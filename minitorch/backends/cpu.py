@@ -318,13 +318,19 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
 
 
+def _one_float_dtype(a: TensorData, b: TensorData, out: TensorData) -> bool:
+    """Whether ``a``, ``b`` and ``out`` are all float32 or all float64: what BLAS and the
+    outer-product and small kernels take."""
+    dtype = out.storage.dtype
+    return dtype in _BLAS_DTYPES and a.storage.dtype == dtype and b.storage.dtype == dtype
+
+
 def outer_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
     """Whether :func:`outer_matmul` takes ``out = a @ b``: one float dtype, at least
     :data:`OUTER_MIN_COLS` columns, and an inner dimension of at most
     :data:`.cpu_matmul_outer.MAX_K`, or shorter where ``b`` has to be transposed to be packed
     (see :data:`OUTER_SHORT_K`)."""
-    dtype = out.storage.dtype
-    if out.shape[-1] < OUTER_MIN_COLS or dtype not in _BLAS_DTYPES or a.storage.dtype != dtype or b.storage.dtype != dtype:
+    if out.shape[-1] < OUTER_MIN_COLS or not _one_float_dtype(a, b, out):
         return False
     k = a.shape[-1]
     if b.strides[-1] == 1:
@@ -335,9 +341,7 @@ def outer_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
 def small_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
     """Whether :func:`small_matmul` takes ``out = a @ b``: one float dtype, and too few
     multiply-adds for threads (:func:`.cpu_kernels.threaded`)."""
-    dtype = out.storage.dtype
-    return (not kernels.threaded(out.size * a.shape[-1]) and dtype in _BLAS_DTYPES
-            and a.storage.dtype == dtype and b.storage.dtype == dtype)
+    return not kernels.threaded(out.size * a.shape[-1]) and _one_float_dtype(a, b, out)
 
 
 def small_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
@@ -451,8 +455,7 @@ class CpuBackend:
             return _through_float32(self.matmul, a, b, out)
         if (
             use_blas
-            and out.storage.dtype in _BLAS_DTYPES
-            and a.storage.dtype == b.storage.dtype == out.storage.dtype
+            and _one_float_dtype(a, b, out)
             and out.size * a.shape[-1] >= BLAS_MIN_WORK
         ):
             return _blas_matmul(a, b, out)
