@@ -89,7 +89,12 @@ def empty(shape: Sequence[int], dtype: dtypes.dtype, device: "device") -> "Tenso
 
 def _result(shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "Tensor":
     """:func:`empty` for a ``shape`` taken from operands (already a tuple of ints)."""
-    storage = backend_for(device.type).empty(math.prod(shape), dtype)
+    return _result_from(backend_for(device.type), shape, dtype, device)
+
+
+def _result_from(backend: "Backend", shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "Tensor":
+    """:func:`_result` by ``device``'s backend, already looked up by an op that calls it next."""
+    storage = backend.empty(math.prod(shape), dtype)
     return tensor_class()._make(TensorData.contiguous(storage, shape), device)
 
 
@@ -106,12 +111,13 @@ def _check_fits(out: "Tensor", *operands: "Tensor") -> None:
 
 def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` applied to each element of ``a`` (into ``out`` when given)."""
+    backend = backend_of(a)
     if out is None:
-        out = _result(a._data.shape, out_dtype or a._data.dtype, a._device)
+        out = _result_from(backend, a._data.shape, out_dtype or a._data.dtype, a._device)
     else:
         check_same_device(out, a)
         _check_fits(out, a)
-    backend_of(a).map(op, a._data, out._data)
+    backend.map(op, a._data, out._data)
     return out
 
 
@@ -122,11 +128,15 @@ def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] 
         _check_fits(out, a, b)
     elif b._device is not a._device:
         check_same_device(a, b)
+    backend = backend_of(a)
     if out is None:
         a_shape, b_shape = a._data.shape, b._data.shape
-        shape = a_shape if a_shape == b_shape else tuple(shape_broadcast(a_shape, b_shape))
-        out = _result(shape, out_dtype or a._data.dtype, a._device)
-    backend_of(a).zip(op, a._data, b._data, out._data)
+        if a_shape == b_shape or not b_shape:  # ``not``: a 0-d operand (``x * 2``) takes the other's shape
+            shape = a_shape
+        else:
+            shape = b_shape if not a_shape else tuple(shape_broadcast(a_shape, b_shape))
+        out = _result_from(backend, shape, out_dtype or a._data.dtype, a._device)
+    backend.zip(op, a._data, b._data, out._data)
     return out
 
 
@@ -157,8 +167,9 @@ def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
     batch = a_shape[:-2]
     if batch != b_shape[:-2]:
         batch = tuple(shape_broadcast(batch, b_shape[:-2]))
-    out = _result(batch + (a_shape[-2], b_shape[-1]), a._data.dtype, a._device)
-    backend_of(a).matmul(a._data, b._data, out._data)
+    backend = backend_of(a)
+    out = _result_from(backend, batch + (a_shape[-2], b_shape[-1]), a._data.dtype, a._device)
+    backend.matmul(a._data, b._data, out._data)
     return out
 
 

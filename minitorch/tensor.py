@@ -49,8 +49,14 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     _data: TensorData
     _device: device
     _requires_grad: bool
-    grad: Optional["Tensor"]
-    grad_fn: Optional[Node]
+    _version_counter: list[int]
+    # Fields that start empty are class-level defaults, set on the tensor once they hold
+    # something: every op's result is made by ``_make``, and each field set there costs time.
+    grad: Optional["Tensor"] = None
+    grad_fn: Optional[Node] = None
+    _base: Optional["Tensor"] = None
+    _accumulate_node: Optional[AccumulateGrad] = None
+    _leaf_hooks: "Optional[OrderedDict[int, Callable]]" = None  # made by the first register_hook
 
     # ---- construction ----
 
@@ -69,12 +75,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         self._data = data
         self._device = on
         self._requires_grad = requires_grad
-        self.grad = None
-        self.grad_fn = None
         self._version_counter = [0]
-        self._base: Optional[Tensor] = None
-        self._accumulate_node: Optional[AccumulateGrad] = None
-        self._leaf_hooks: "Optional[OrderedDict[int, Callable]]" = None  # made by the first register_hook
 
     @classmethod
     def _make(cls, data: TensorData, on: device = CPU, requires_grad: bool = False) -> "Tensor":
@@ -651,12 +652,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return a, b
 
     def _binary(self, function: type, other: Operand, op: str, reverse: bool = False) -> "Tensor":
-        if isinstance(other, Tensor) and other._data.dtype is self._data.dtype and (
-            op != "div" or self._data.dtype.is_floating_point
-        ):
+        dtype = self._data.dtype
+        if isinstance(other, Tensor) and other._data.dtype is dtype and (op != "div" or dtype.is_floating_point):
             a, b = self, other  # the common case: no promotion
-        elif type(other) in (float, int) and self._data.dtype.is_floating_point:
-            a, b = self, _scalar_tensor(other, self._data.dtype, self._device)  # a number takes a float tensor's dtype
+        elif type(other) in (float, int) and dtype.is_floating_point:
+            a, b = self, _scalar_tensor(other, dtype, self._device)  # a number takes a float tensor's dtype
         elif not isinstance(other, (Tensor, Number, np.generic)):
             return NotImplemented
         else:
@@ -1468,6 +1468,10 @@ def _named(out: Tensor, name: str) -> Tensor:
 
 def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:
     """A 0-d tensor holding ``value`` converted to ``dtype``."""
+    if type(value) in (float, int) and dtype.is_floating_point and on.type == "cpu":  # ``x * 2``: the common case
+        storage = np.empty(1, dtype.numpy)
+        storage[0] = value  # NumPy's conversion, as ``astype`` below makes it
+        return Tensor._make(TensorData.contiguous(storage, ()))
     array = np.array(value).astype(dtype.numpy) if not isinstance(value, np.ndarray) else value.astype(dtype.numpy)
     t = Tensor._make(TensorData(array.reshape(1), ()))
     return t if on.type == "cpu" else _move_to_device(t, on)
@@ -1504,7 +1508,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if autocast_state.ever_enabled:
         a, b = autocast_state.lower_precision(a, b)
     a_shape, b_shape = a._data.shape, b._data.shape
-    if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a.dtype is b.dtype:
+    if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a._data.dtype is b._data.dtype:
         return _named(MatMul.apply(a, b), "MmBackward0")  # two matrices that fit: nothing to check or reshape
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")

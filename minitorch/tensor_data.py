@@ -155,9 +155,9 @@ def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Optional[S
     splits is laid out contiguously with respect to each other.
     """
     if len(shape) == 0 or math.prod(shape) == 0:
-        return _contiguous_strides(tuple(new_shape))
-    if strides == _contiguous_strides(tuple(shape)):  # contiguous: any shape of as many elements
-        return _contiguous_strides(tuple(new_shape))
+        return contiguous_strides(tuple(new_shape))
+    if strides == contiguous_strides(tuple(shape)):  # contiguous: any shape of as many elements
+        return contiguous_strides(tuple(new_shape))
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = strides[-1]
@@ -185,7 +185,7 @@ def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Optional[S
 
 
 @functools.lru_cache(maxsize=4096)
-def _contiguous_strides(shape: Shape) -> Strides:
+def contiguous_strides(shape: Shape) -> Strides:
     """:func:`strides_from_shape`, remembered: every new tensor needs the strides of its shape."""
     return strides_from_shape(shape)
 
@@ -200,7 +200,7 @@ class TensorData:
     def __init__(self, storage: Storage, shape: Sequence[int], strides: Optional[Sequence[int]] = None, offset: int = 0) -> None:
         self.storage = storage
         self.shape: Shape = tuple(map(int, shape))
-        self.strides: Strides = _contiguous_strides(self.shape) if strides is None else tuple(map(int, strides))
+        self.strides: Strides = contiguous_strides(self.shape) if strides is None else tuple(map(int, strides))
         self.offset = int(offset)
         if len(self.strides) != len(self.shape):
             raise IndexingError(f"strides {self.strides} don't match shape {self.shape}")
@@ -216,7 +216,7 @@ class TensorData:
         skipped, are most of the cost of a small op's result.
         """
         td = cls.__new__(cls)
-        td.storage, td.shape, td.strides, td.offset = storage, shape, _contiguous_strides(shape), 0
+        td.storage, td.shape, td.strides, td.offset = storage, shape, contiguous_strides(shape), 0
         td.size, td.dims, td._dtype = math.prod(shape), len(shape), None
         return td
 

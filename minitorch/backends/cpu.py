@@ -50,7 +50,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .. import dtypes
-from ..tensor_data import TensorData, expand_strides, strides_from_shape
+from ..tensor_data import TensorData, contiguous_strides, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small
 from . import opcodes
@@ -196,6 +196,41 @@ def _coalesced_reduction(shape: np.ndarray, a_strides: np.ndarray, out_strides: 
         found = _COALESCED_REDUCTIONS[key] = (
             np.array(merged_shape, np.int64), np.array(merged_a, np.int64), np.array(merged_out, np.int64), merged_dim)
     return found
+
+
+#: ``np.array([size])`` by ``size``: the shape of an elementwise op run as one run (:func:`_flat_layout`)
+_FLAT_SHAPES: dict[int, np.ndarray] = {}
+#: the stride of an operand laid out as the output in a one-run layout, and of a single element read everywhere
+_UNIT_STRIDE = np.ones(1, np.int64)
+_ZERO_STRIDE = np.zeros(1, np.int64)
+
+
+def _flat_layout(out: TensorData, *operands: TensorData) -> Optional[tuple[np.ndarray, ...]]:
+    """``([size], [1], ...)``: the layout of an elementwise op as one run, in the order of
+    :func:`_elementwise_layout`, where ``out`` is row-major and each operand either is laid out
+    as ``out`` (stride 1) or is a single element read at every position (stride 0, ``x * 2``);
+    all of one NumPy dtype, neither half nor bool (which :func:`_operand` views as bytes).
+    The common case of a small op, which skips the general layout's work. None otherwise."""
+    shape, strides, dtype = out.shape, out.strides, out.storage.dtype
+    operand_strides = []
+    for operand in operands:
+        if operand.storage.dtype is not dtype:
+            return None
+        if operand.shape == shape and operand.strides == strides:
+            operand_strides.append(_UNIT_STRIDE)
+        elif operand.size == 1:
+            operand_strides.append(_ZERO_STRIDE)
+        else:
+            return None
+    if dtype is _HALF or dtype is _BOOL or strides != contiguous_strides(shape):
+        return None
+    size = out.size
+    flat_shape = _FLAT_SHAPES.get(size)
+    if flat_shape is None:
+        if len(_FLAT_SHAPES) >= LAYOUT_CACHE_SIZE:
+            _FLAT_SHAPES.clear()
+        flat_shape = _FLAT_SHAPES[size] = np.array([size], np.int64)
+    return (flat_shape, _UNIT_STRIDE, *operand_strides)
 
 
 def _matrix_strides(a: TensorData, batch: tuple[int, ...]) -> np.ndarray:
@@ -412,6 +447,11 @@ class CpuBackend:
         if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or not kernels.threaded(out.size)
                                      or a.size == 1 or _in_short_runs(a)):
             return _cast(a, out)
+        flat = _flat_layout(out, a)
+        if flat is not None:
+            shape, out_strides, a_strides = flat
+            kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, a.buffer, a_strides)
+            return
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
         shape, out_strides, a_strides = _elementwise_layout(out, a)
@@ -420,6 +460,11 @@ class CpuBackend:
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
         code = code_of(opcodes.BINARY_CODES, op)
         if out.size == 0:
+            return
+        flat = _flat_layout(out, a, b)
+        if flat is not None:
+            shape, out_strides, a_strides, b_strides = flat
+            kernels.zip_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.zip, op, a, b, out)

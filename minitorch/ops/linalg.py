@@ -37,8 +37,10 @@ class MatMul(Function):
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
         # BEGIN SOLUTION 2.3
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
-        matrices = a._data.dims == 2 and b._data.dims == 2
-        ctx.column_major = (is_column_major(a), is_column_major(b)) if matrices and True in ctx.needs_input_grad else NEITHER
+        if a._data.dims == 2 and b._data.dims == 2:  # two matrices: nothing to align
+            ctx.column_major = (is_column_major(a), is_column_major(b)) if True in ctx.needs_input_grad else NEITHER
+            return matmul_op(a, b)
+        ctx.column_major = NEITHER
         rank = max(a.dim(), b.dim())
         a_aligned = a if a.dim() == rank else a.view((1,) * (rank - a.dim()) + a.shape)
         b_aligned = b if b.dim() == rank else b.view((1,) * (rank - b.dim()) + b.shape)

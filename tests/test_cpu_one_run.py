@@ -1,0 +1,115 @@
+"""The CPU backend's one-run layout for elementwise ops (``cpu._flat_layout``).
+
+Where the output is row-major and each operand is laid out as the output or is a single
+element (``x * 2``), a map or zip skips the general layout and runs as one run of ``size``
+elements. These tests check which operands take that path and that every one of them, and
+every one that does not, computes what NumPy computes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.backends import cpu
+from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
+from minitorch.tensor_data import TensorData
+
+CPU = cpu.CpuBackend()
+
+
+def data(array: np.ndarray) -> TensorData:
+    """A row-major TensorData holding a copy of ``array``."""
+    return minitorch.tensor(array)._data
+
+
+def strides_of(layout: tuple[np.ndarray, ...]) -> list[list[int]]:
+    return [s.tolist() for s in layout]
+
+
+def test_same_layout_operands_run_as_one_run() -> None:
+    rng = np.random.default_rng(0)
+    a, b = data(rng.standard_normal((3, 4, 5))), data(rng.standard_normal((3, 4, 5)))
+    out = data(np.zeros((3, 4, 5)))
+    assert strides_of(cpu._flat_layout(out, a, b)) == [[60], [1], [1], [1]]
+
+
+@pytest.mark.parametrize("single_shape", [(), (1,), (1, 1)])
+def test_a_single_element_is_read_at_every_position(single_shape: tuple[int, ...]) -> None:
+    a = data(np.ones((4, 6)))
+    single = data(np.full(single_shape, 2.0))
+    out = data(np.zeros((4, 6)))
+    assert strides_of(cpu._flat_layout(out, a, single)) == [[24], [1], [1], [0]]
+    assert strides_of(cpu._flat_layout(out, single, a)) == [[24], [1], [0], [1]]
+
+
+def test_other_layouts_take_the_general_path() -> None:
+    rng = np.random.default_rng(1)
+    square = rng.standard_normal((5, 5))
+    out = data(np.zeros((5, 5)))
+    a = data(square)
+    transposed = minitorch.tensor(square).t()._data
+    row = data(square[0])
+    assert cpu._flat_layout(out, a, transposed) is None  # same shape, other strides
+    assert cpu._flat_layout(transposed, a, a) is None  # the output is not row-major
+    assert cpu._flat_layout(out, a, row) is None  # a broadcast row: more than one element
+    assert cpu._flat_layout(out, a, data(square.astype(np.float32))) is None  # another dtype
+    half = data(square.astype(np.float16))
+    assert cpu._flat_layout(half, half, half) is None  # half goes through float32
+    flags = data(square > 0)
+    assert cpu._flat_layout(flags, flags, flags) is None  # bool is read as bytes
+
+
+def numpy_view(td: TensorData) -> np.ndarray:
+    itemsize = td.storage.itemsize
+    return np.lib.stride_tricks.as_strided(
+        td.storage[td.offset :], td.shape, [s * itemsize for s in td.strides])
+
+
+CASES = {
+    "same layout": lambda x, y: (x, y),
+    "a number on the right": lambda x, y: (x, y[:1, :1].reshape(())),
+    "a number on the left": lambda x, y: (x[:1, :1].reshape((1, 1)), y),
+    "an offset view": lambda x, y: (x[1:], y[1:]),
+    "transposed": lambda x, y: (x.t(), y.t().contiguous()),
+    "a broadcast row": lambda x, y: (x, y[2]),
+}
+
+
+@pytest.mark.parametrize("rows", [6, PARALLEL_MIN_WORK // 8 + 5])
+@pytest.mark.parametrize("case", list(CASES))
+def test_zip_and_map_match_numpy(case: str, rows: int) -> None:
+    rng = np.random.default_rng(2)
+    x_np = rng.standard_normal((rows, rows if rows < 8 else 8)).astype(np.float32)
+    y_np = rng.standard_normal(x_np.shape).astype(np.float32)
+    a, b = CASES[case](minitorch.tensor(x_np), minitorch.tensor(y_np))
+    a_np, b_np = numpy_view(a._data), numpy_view(b._data)
+    np.testing.assert_allclose((a - b).numpy(), a_np - b_np, rtol=1e-6)
+    np.testing.assert_allclose((b * a).numpy(), b_np * a_np, rtol=1e-6)
+    np.testing.assert_allclose(a.exp().numpy(), np.exp(a_np), rtol=1e-6)
+    target = minitorch.tensor(np.broadcast_to(a_np - b_np, np.broadcast_shapes(a_np.shape, b_np.shape)).copy())
+    target.sub_(b)  # in place: the output is also an operand
+    np.testing.assert_allclose(target.numpy(), a_np - 2 * b_np, rtol=1e-5, atol=1e-6)
+
+
+def test_the_output_is_written_where_its_view_starts() -> None:
+    storage = minitorch.zeros(20)
+    window = storage[5:15]  # row-major, at an offset into its storage
+    CPU.zip("add", data(np.arange(10.0, dtype=np.float32)), data(np.full(10, 1.0, np.float32)), window._data)
+    expected = np.zeros(20, np.float32)
+    expected[5:15] = np.arange(10.0) + 1
+    np.testing.assert_array_equal(storage.numpy(), expected)
+
+
+def test_operands_laid_out_alike_with_gaps_take_the_general_path() -> None:
+    rng = np.random.default_rng(3)
+    base, other = rng.standard_normal((6, 8)), rng.standard_normal((6, 8))
+    target, source = minitorch.tensor(base), minitorch.tensor(other)
+    every_other, source_every_other = target[:, ::2], source[:, ::2]  # strides (8, 2): gaps between elements
+    assert every_other._data.strides == source_every_other._data.strides
+    assert cpu._flat_layout(every_other._data, source_every_other._data) is None
+    every_other.add_(source_every_other)
+    expected = base.copy()
+    expected[:, ::2] += other[:, ::2]
+    np.testing.assert_allclose(target.numpy(), expected.astype(np.float32), rtol=1e-6)
