@@ -69,25 +69,26 @@ class Target:
             return f">={self.value:.0%} BLAS"
         return f"<{self.value:g} s"
 
-    def evaluate(self, mine: Optional[float], numpy_s: Optional[float], torch_s: Optional[float]) -> Optional[bool]:
-        """True (met), False (missed), or None when a figure it needs is missing."""
+    def evaluate(self, mine: Optional[float], torch_ratio: Optional[float],
+                 blas_fraction: Optional[float]) -> Optional[bool]:
+        """True (met), False (missed), or None when a figure it needs is missing. ``mine`` is
+        minitorch's time, ``torch_ratio`` its time over PyTorch's, ``blas_fraction`` NumPy's
+        time over its (as :meth:`Case.ratio` and :meth:`Case.blas_fraction` give them)."""
         if mine is None:
             return None
         if self.kind == "torch_ratio":
-            ratio = safe_ratio(mine, torch_s)
-            return None if ratio is None else ratio <= self.value
+            return None if torch_ratio is None else torch_ratio <= self.value
         if self.kind == "blas_fraction":
-            fraction = safe_ratio(numpy_s, mine)
-            return None if fraction is None else fraction >= self.value
+            return None if blas_fraction is None else blas_fraction >= self.value
         return mine < self.value
 
 
-def target_status(target: Optional[Target], mine: Optional[float], numpy_s: Optional[float],
-                  torch_s: Optional[float]) -> str:
+def target_status(target: Optional[Target], mine: Optional[float], torch_ratio: Optional[float],
+                  blas_fraction: Optional[float]) -> str:
     """``"<text>: met"``, ``"<text>: missed"``, ``"<text>: n/a"``, or ``""`` without a target."""
     if target is None:
         return ""
-    verdict = target.evaluate(mine, numpy_s, torch_s)
+    verdict = target.evaluate(mine, torch_ratio, blas_fraction)
     return f"{target.text}: {NOT_AVAILABLE if verdict is None else (MET if verdict else MISSED)}"
 
 
@@ -103,6 +104,15 @@ def safe_ratio(numerator: Optional[float], denominator: Optional[float]) -> Opti
     if numerator is None or not denominator:
         return None
     return numerator / denominator
+
+
+def paired_ratio(numerators: Optional[list[float]], denominators: Optional[list[float]]) -> Optional[float]:
+    """The median over repetitions of ``numerators[i] / denominators[i]``: each pair was timed
+    in the same repetition, one batch after the other, so a slow spell of the machine that
+    spans the pair divides out. None unless both have as many samples (none of them 0)."""
+    if not numerators or not denominators or len(numerators) != len(denominators) or not all(denominators):
+        return None
+    return statistics.median([n / d for n, d in zip(numerators, denominators)])
 
 
 def gflops(flops: Optional[float], seconds: Optional[float]) -> Optional[float]:
@@ -147,6 +157,9 @@ class Case:
     settle_s: float = SETTLE_S
     #: fills ``times`` itself instead of the in-process timing loop (subprocess measurements)
     runner: Optional[Callable[["Case", "Settings"], None]] = None
+    #: ``times`` holds interleaved repetitions (sample ``i`` of every key from repetition ``i``):
+    #: ratios are then paired (:func:`paired_ratio`), else ratios of medians
+    interleaved: bool = False
     description: str = ""
     times: dict[str, list[float]] = field(default_factory=dict)
     calls_per_batch: dict[str, int] = field(default_factory=dict)
@@ -163,7 +176,12 @@ class Case:
         return median(self.times.get(key))
 
     def ratio(self, key: str, other: str) -> Optional[float]:
-        """``key``'s median time over ``other``'s (above 1: ``key`` is slower)."""
+        """``key``'s time over ``other``'s (above 1: ``key`` is slower): the median of the
+        per-repetition ratios where the repetitions were interleaved, else the ratio of medians."""
+        if self.interleaved:
+            paired = paired_ratio(self.times.get(key), self.times.get(other))
+            if paired is not None:
+                return paired
         return safe_ratio(self.median(key), self.median(other))
 
     def gflops(self, key: str) -> Optional[float]:
@@ -171,10 +189,10 @@ class Case:
 
     def blas_fraction(self, key: str) -> Optional[float]:
         """The fraction of NumPy's speed ``key`` reaches (NumPy's time over ``key``'s); matmul only."""
-        return safe_ratio(self.median(NUMPY), self.median(key)) if self.flops else None
+        return self.ratio(NUMPY, key) if self.flops else None
 
     def status(self, row: Row) -> str:
-        return target_status(row.target, self.median(row.key), self.median(NUMPY), self.median(TORCH))
+        return target_status(row.target, self.median(row.key), self.ratio(row.key, TORCH), self.blas_fraction(row.key))
 
     def row_name(self, row: Row) -> str:
         return f"{self.name} {row.label}".rstrip()
@@ -290,6 +308,7 @@ def measure(case: Case, settings: Settings) -> None:
         repeats = min(repeats, case.max_repeats)
     present = list(calls)
     case.times = {key: [] for key in present}
+    case.interleaved = True
     for repeat in range(repeats):
         shift = repeat % len(present)
         for key in present[shift:] + present[:shift]:
@@ -395,6 +414,7 @@ def case_json(case: Case) -> dict[str, Any]:
                 "median_s": case.median(row.key),
                 "ratio_over_numpy": case.ratio(row.key, NUMPY),
                 "ratio_over_torch": case.ratio(row.key, TORCH),
+                "ratio_of_medians_over_torch": safe_ratio(case.median(row.key), case.median(TORCH)),
                 "gflops": case.gflops(row.key),
                 "blas_fraction": case.blas_fraction(row.key),
                 "target": row.target.text if row.target else None,

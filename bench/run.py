@@ -114,8 +114,8 @@ def header(torch: Optional[ModuleType], settings: harness.Settings) -> list[str]
         "(figures are only clean on an otherwise idle machine)",
         f"medians of {settings.min_repeats}-{settings.repeats} interleaved repetitions (batches of "
         f">= {settings.min_batch_s * 1e3:.0f} ms), {settings.process_repeats} for fresh processes; "
-        "ratio = minitorch time / other time (above 1: minitorch is slower); "
-        "%BLAS = NumPy time / minitorch time",
+        "ratio = minitorch time / other time, the median of each repetition's ratio (above 1: minitorch is slower); "
+        "%BLAS = NumPy time / minitorch time, likewise",
     ]
 
 

@@ -40,23 +40,49 @@ def test_gflops_and_blas_fraction_only_with_flops():
     assert measured({MINITORCH: [2.0], NUMPY: [0.5]}).blas_fraction(MINITORCH) is None
 
 
-@pytest.mark.parametrize(("target", "mine", "numpy_s", "torch_s", "verdict"), [
-    (Target("torch_ratio", 1.5), 1.5, None, 1.0, True),
-    (Target("torch_ratio", 1.5), 1.6, None, 1.0, False),
+def test_interleaved_ratios_are_paired():
+    # minitorch takes 1.5x PyTorch's time at the machine's speed; a slow spell (3x) covers both
+    # batches of repetition 2 and only minitorch's of repetitions 3 and 4
+    torch_s = [1.0, 3.0, 1.0, 1.0, 1.0]
+    mine = [1.5 * slowdown for slowdown in [1.0, 3.0, 3.0, 3.0, 1.0]]
+    case = measured({MINITORCH: mine, TORCH: torch_s})
+    assert case.ratio(MINITORCH, TORCH) == 4.5  # not interleaved: the ratio of the medians (4.5 / 1.0)
+    case.interleaved = True
+    assert case.ratio(MINITORCH, TORCH) == 1.5  # pairs 1.5, 1.5, 4.5, 4.5, 1.5
+    assert harness.paired_ratio([2.0, 6.0, 3.0], [1.0, 2.0, 3.0]) == 2.0  # the median of 2, 3, 1
+    assert harness.paired_ratio([1.0, 2.0], [1.0]) is None  # unequal counts: no pairs
+    assert harness.paired_ratio([1.0], [0.0]) is None
+    assert harness.paired_ratio(None, [1.0]) is None
+
+
+def test_interleaved_blas_fraction_and_status_use_the_pairs():
+    case = measured({MINITORCH: [2.0, 6.0, 2.0], NUMPY: [1.0, 3.0, 1.0], TORCH: [1.0, 3.0, 1.0]},
+                    rows=[Row(MINITORCH, target=Target("torch_ratio", 2.0))], flops=1e9)
+    case.interleaved = True
+    assert case.blas_fraction(MINITORCH) == 0.5
+    assert case.status(case.rows[0]) == "<=2x torch: met"
+    case.times[TORCH] = [0.9, 3.0, 0.9]  # pairs 2.2, 2, 2.2
+    assert case.status(case.rows[0]) == "<=2x torch: missed"
+
+
+@pytest.mark.parametrize(("target", "mine", "torch_ratio", "blas_fraction", "verdict"), [
+    (Target("torch_ratio", 1.5), 1.5, 1.5, None, True),
+    (Target("torch_ratio", 1.5), 1.6, 1.6, None, False),
     (Target("torch_ratio", 1.5), 1.0, None, None, None),
-    (Target("blas_fraction", 0.25), 4.0, 1.0, None, True),
-    (Target("blas_fraction", 0.25), 4.1, 1.0, None, False),
+    (Target("blas_fraction", 0.25), 4.0, None, 0.25, True),
+    (Target("blas_fraction", 0.25), 4.1, None, 0.24, False),
+    (Target("blas_fraction", 0.25), 4.1, None, None, None),
     (Target("seconds", 3.0), 2.9, None, None, True),
     (Target("seconds", 3.0), 3.0, None, None, False),
     (Target("seconds", 3.0), None, None, None, None),
 ])
-def test_target_evaluation(target, mine, numpy_s, torch_s, verdict):
-    assert target.evaluate(mine, numpy_s, torch_s) is verdict
+def test_target_evaluation(target, mine, torch_ratio, blas_fraction, verdict):
+    assert target.evaluate(mine, torch_ratio, blas_fraction) is verdict
 
 
 def test_target_status_text():
-    assert harness.target_status(Target("torch_ratio", 5), 4.0, None, 1.0) == "<=5x torch: met"
-    assert harness.target_status(Target("blas_fraction", 0.25), 5.0, 1.0, None) == ">=25% BLAS: missed"
+    assert harness.target_status(Target("torch_ratio", 5), 4.0, 4.0, None) == "<=5x torch: met"
+    assert harness.target_status(Target("blas_fraction", 0.25), 5.0, None, 0.2) == ">=25% BLAS: missed"
     assert harness.target_status(Target("seconds", 3), None, None, None) == "<3 s: n/a"
     assert harness.target_status(None, 1.0, 1.0, 1.0) == ""
     with pytest.raises(ValueError, match="unknown target kind"):
