@@ -12,14 +12,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+import fused_optim_runs as runs
 import minitorch
 from minitorch.backends.base import AdamStep
 from minitorch.optim import adam as adam_module
 from minitorch.optim_dispatch import adam_step_op, fused_update_fits
 
+ADAM = runs.Optimizer(minitorch.optim.Adam, adam_module, "fused_adam_fits", steps=6, lr=0.01)
 SHAPE = (7, 5)
-STEPS = 6
-LR = 0.01
+STEPS, LR = ADAM.steps, ADAM.lr
 #: Adam's options, each with the others at their defaults
 VARIANTS = [
     {},
@@ -33,33 +34,13 @@ DTYPES = [minitorch.float32, minitorch.float64]
 
 
 def gradients(dtype: minitorch.dtype, shape: tuple[int, ...] = SHAPE, seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(shape).astype(dtype.numpy) for _ in range(STEPS)]
+    return runs.gradients(ADAM, dtype, shape, seed)
 
 
 def train(dtype: minitorch.dtype, options: dict[str, Any], fused: bool, monkeypatch: pytest.MonkeyPatch,
-          grads: list[np.ndarray] | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
-    """``STEPS`` Adam steps of one parameter from fixed gradients; returns the parameter, the state
-    and how many steps took the fused kernel."""
-    grads = gradients(dtype) if grads is None else grads
-    start = np.random.default_rng(1).standard_normal(grads[0].shape).astype(dtype.numpy)
-    param = minitorch.tensor(start, requires_grad=True)
-    optimizer = minitorch.optim.Adam([param], lr=LR, **options)
-    taken = []
-    fits = adam_module.fused_adam_fits
-
-    def spy(*args: Any) -> bool:
-        answer = fused and fits(*args)
-        taken.append(answer)
-        return answer
-
-    with monkeypatch.context() as patch:
-        patch.setattr(adam_module, "fused_adam_fits", spy)
-        for grad in grads:
-            param.grad = minitorch.tensor(grad)
-            optimizer.step()
-    state = {k: v.numpy() for k, v in optimizer.state[param].items()}
-    return param.detach().numpy(), state, sum(taken)
+          grads: list[np.ndarray] | None = None) -> runs.Run:
+    """``STEPS`` steps of one parameter from fixed gradients (:func:`fused_optim_runs.train`)."""
+    return runs.train(ADAM, dtype, options, fused, monkeypatch, gradients(dtype) if grads is None else grads)
 
 
 def numpy_adam(start: np.ndarray, grads: list[np.ndarray], options: dict[str, Any]) -> np.ndarray:
@@ -88,39 +69,23 @@ def numpy_adam(start: np.ndarray, grads: list[np.ndarray], options: dict[str, An
 @pytest.mark.parametrize("options", VARIANTS, ids=str)
 def test_fused_step_is_the_tensor_op_step_bit_for_bit(dtype: minitorch.dtype, options: dict[str, Any],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    fused, fused_state, fused_steps = train(dtype, options, True, monkeypatch)
-    plain, plain_state, plain_steps = train(dtype, options, False, monkeypatch)
-    assert (fused_steps, plain_steps) == (STEPS, 0)
-    np.testing.assert_array_equal(fused, plain)
-    assert fused_state.keys() == plain_state.keys()
-    for name in fused_state:
-        np.testing.assert_array_equal(fused_state[name], plain_state[name], err_msg=name)
+    runs.check_fused_is_tensor_ops(ADAM, dtype, options, monkeypatch, gradients(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("options", VARIANTS, ids=str)
 def test_fused_step_matches_adam_from_the_formulas(dtype: minitorch.dtype, options: dict[str, Any],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    grads = gradients(dtype)
-    start = np.random.default_rng(1).standard_normal(SHAPE).astype(dtype.numpy)
-    fused, _, steps = train(dtype, options, True, monkeypatch, grads)
-    assert steps == STEPS
-    tolerance = 1e-5 if dtype is minitorch.float32 else 1e-12
-    np.testing.assert_allclose(fused, numpy_adam(start, grads, options), rtol=tolerance, atol=tolerance)
+    runs.check_fused_against_formulas(ADAM, dtype, options, monkeypatch, gradients(dtype), numpy_adam)
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=str)
 def test_fused_step_matches_pytorch(options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch")
     grads = gradients(minitorch.float32)
-    start = np.random.default_rng(1).standard_normal(SHAPE).astype(np.float32)
     fused, _, _ = train(minitorch.float32, options, True, monkeypatch, grads)
-    param = torch.tensor(start, requires_grad=True)
-    optimizer = torch.optim.Adam([param], lr=LR, **options)
-    for grad in grads:
-        param.grad = torch.tensor(grad)
-        optimizer.step()
-    np.testing.assert_allclose(fused, param.detach().numpy(), rtol=1e-5, atol=1e-6)
+    expected, _ = runs.pytorch_steps(torch.optim.Adam, grads, LR, options)
+    np.testing.assert_allclose(fused, expected, rtol=1e-5, atol=1e-6)
 
 
 def test_large_parameter_takes_the_threaded_kernel_and_agrees(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,12 +102,9 @@ def test_nan_and_inf_gradients_land_where_the_tensor_ops_put_them(monkeypatch: p
     grads = gradients(minitorch.float32)
     grads[2][0, 0], grads[3][1, 1], grads[3][2, 2] = np.nan, np.inf, -np.inf
     for options in ({}, {"amsgrad": True}):
-        fused, fused_state, _ = train(minitorch.float32, options, True, monkeypatch, grads)
-        plain, plain_state, _ = train(minitorch.float32, options, False, monkeypatch, grads)
-        np.testing.assert_array_equal(fused, plain)  # NaN where NaN, the same bits elsewhere
-        for name in fused_state:
-            np.testing.assert_array_equal(fused_state[name], plain_state[name], err_msg=name)
-        assert np.isnan(fused[0, 0])
+        fused = train(minitorch.float32, options, True, monkeypatch, grads)
+        runs.assert_same_bits(fused, train(minitorch.float32, options, False, monkeypatch, grads))
+        assert np.isnan(fused.param[0, 0])
 
 
 def test_step_counts_a_new_version_of_what_it_writes() -> None:
