@@ -9,6 +9,7 @@ from :mod:`minitorch.ops`; the math lives there.
 from __future__ import annotations
 
 import inspect
+import math
 import threading
 from collections import OrderedDict, namedtuple
 from numbers import Number
@@ -557,7 +558,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         start, end = normalize_dim(start_dim, self.dim()), normalize_dim(end_dim, self.dim())
         if start > end:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-        merged = int(np.prod(self.shape[start : end + 1], dtype=np.int64))
+        merged = math.prod(self._data.shape[start : end + 1])
         return self.reshape(self.shape[:start] + (merged,) + self.shape[end + 1 :])
 
     @accepts_numpy_names
@@ -962,7 +963,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 f"complex dtype. Got: {self.dtype.name.capitalize()}"
             )
         dims = self._dims(dim)
-        count = int(np.prod([self.shape[d] for d in dims], dtype=np.int64))
+        count = math.prod(self._data.shape[d] for d in dims)
         source = self if self.dtype is target else self.to(target)
         return reductions.Mean.apply(source, dims, keepdim, count, dim is None)
 
@@ -973,7 +974,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if correction is None:
             correction = 0 if unbiased is False else 1
         dims = self._dims(dim)
-        count = int(np.prod([self.shape[d] for d in dims], dtype=np.int64))
+        count = math.prod(self._data.shape[d] for d in dims)
         centered = self - self.mean(dims, keepdim=True)
         return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
 

@@ -16,6 +16,7 @@ size 1.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -194,7 +195,7 @@ def _contract(a: Tensor, la: list[int], b: Tensor, lb: list[int], keep: set[int]
     size = dict(zip(la, a.shape)) | dict(zip(lb, b.shape))
 
     def flat(labels: list[int]) -> int:
-        return int(np.prod([size[label] for label in labels], dtype=np.int64))
+        return math.prod(size[label] for label in labels)
 
     a3 = a.permute(*[la.index(x) for x in batch + left + contracted]).reshape(flat(batch), flat(left), flat(contracted))
     b3 = b.permute(*[lb.index(x) for x in batch + right + contracted]).reshape(flat(batch), flat(right), flat(contracted))

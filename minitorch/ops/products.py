@@ -78,7 +78,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Optional[Tensor] = None)
             )
     free_a = [d for d in range(a.dim()) if d not in dims_a]
     free_b = [d for d in range(b.dim()) if d not in dims_b]
-    size = int(np.prod([a.shape[d] for d in dims_a], dtype=np.int64))
+    size = math.prod(a.shape[d] for d in dims_a)
     left = a.permute(*(free_a + dims_a)).reshape(-1, size)
     right = b.permute(*(dims_b + free_b)).reshape(size, -1)
     result = (left @ right).reshape(tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
