@@ -52,7 +52,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, contiguous_strides, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small
+from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_reduce_long
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -73,6 +73,10 @@ use_outer_kernel = True
 #: whether ``CpuBackend.matmul`` sends float products with little work to the serial kernel of
 #: :mod:`.cpu_matmul_small` (see :func:`small_matmul_fits`)
 use_small_kernel = True
+#: whether ``CpuBackend.reduce`` sends a whole large tensor reduced to one value to the kernel of
+#: :mod:`.cpu_reduce_long`, which cuts the run into parts for the threads (off: the students'
+#: reduce kernel, where that single output cell is one task)
+use_long_run_kernel = True
 #: the fewest columns of ``out`` for the outer-product kernel: it computes tiles of
 #: :data:`.cpu_matmul_outer.TILE_COLS` columns, so on narrower products most of its work is padding
 OUTER_MIN_COLS = 32
@@ -480,6 +484,9 @@ class CpuBackend:
         buffer, shape, a_strides, out_strides, dim = _reduce_layout(a, out, dim)
         shape, a_strides, out_strides, dim = _coalesced_reduction(shape, a_strides, out_strides, dim)
         start = _accumulator_start(op, buffer)
+        if use_long_run_kernel and out.size == 1 and kernels.threaded(a.size) and a_strides[dim] == 1 and shape[dim] == a.size:
+            # everything into one value: one run, cut into parts for the threads
+            return cpu_reduce_long.reduce_long_run(code, out.buffer, buffer, a.size, start)
         kernels.reduce_entry(code, kernels.threaded(a.size))(out.buffer, out_strides, buffer, shape, a_strides, dim, start)
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
