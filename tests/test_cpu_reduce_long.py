@@ -121,3 +121,21 @@ def test_short_runs_leave_trailing_parts_empty(length: int, op: str) -> None:
     start = 1.0 if op == "prod" else 0.0
     cpu_reduce_long.reduce_long_run(opcodes.REDUCE_CODES[op], out, np.concatenate([x, [1e9, -1e9]]), length, start)
     np.testing.assert_allclose(out[0], REDUCERS[op](x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_and_min_folded_in_eight_chains_match_numpy(op: str) -> None:
+    """``cpu_kernels.extreme_run`` folds runs of 16 or more in eight chains, the rest one by one:
+    every length up to 41 along the reduced (last) dimension, and a NaN at each position of some."""
+    rng = np.random.default_rng(5)
+    for length in range(1, 42):
+        x = rng.standard_normal((3, length)).astype(np.float32)
+        np.testing.assert_array_equal(getattr(minitorch.tensor(x), op)(1)[0].numpy(), getattr(x, op)(1))
+    for length in (16, 17, 24, 31):
+        for where in range(length):
+            x = rng.standard_normal((1, length))
+            x[0, where] = np.nan
+            assert np.isnan(getattr(minitorch.tensor(x), op)(1)[0].item()), (length, where)
+    x = rng.standard_normal((2, 40))
+    x[0, 3], x[1, 37] = np.inf, -np.inf  # in a chain, in the tail
+    np.testing.assert_array_equal(getattr(minitorch.tensor(x), op)(1)[0].numpy(), getattr(x, op)(1))
