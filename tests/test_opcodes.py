@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -76,8 +78,37 @@ def test_cache_stamp_follows_the_op_table(tmp_path: Path) -> None:
     assert kernel_cache.stamp("own", before) != kernel_cache.stamp("own", after)
 
 
-def test_cpu_kernels_are_cached_under_the_stamp() -> None:
-    from minitorch.backends import cpu_kernels
+def test_cache_stamp_follows_the_shared_kernel_helpers(tmp_path: Path) -> None:
+    """An edit of ``cpu_kernels.py`` (a helper that kernels in other files inline) changes the
+    stamp of every cached kernel, so the convolution's kernels do not keep the old helper."""
+    backends = Path(kernel_cache.__file__).parent
+    for name in kernel_cache.SHARED_HELPER_FILES:
+        shutil.copy(backends / name, tmp_path / name)
+    before = kernel_cache.dependencies_digest(tmp_path, kernel_cache.SCALAR_BODIES_DIGEST)
+    assert before == kernel_cache.DEPENDENCIES_DIGEST
+    helpers = tmp_path / "cpu_kernels.py"
+    helpers.write_text(helpers.read_text().replace("CHUNK = 1 << 14", "CHUNK = 1 << 13"))
+    after = kernel_cache.dependencies_digest(tmp_path, kernel_cache.SCALAR_BODIES_DIGEST)
+    assert after != before
+    assert kernel_cache.stamp("own", before) != kernel_cache.stamp("own", after)
 
-    locator = cpu_kernels.map_kernel._cache._impl.locator
-    assert locator.get_source_stamp()[1] == kernel_cache.SCALAR_BODIES_DIGEST
+
+def cached_kernels() -> list[tuple[str, Any]]:
+    """Every dispatcher with an on-disk cache in the cpu backend's kernel modules."""
+    from numba.core.registry import CPUDispatcher
+
+    found = []
+    for path in sorted(Path(kernel_cache.__file__).parent.glob("cpu*.py")):
+        module = importlib.import_module(f"minitorch.backends.{path.stem}")
+        for name, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__ and value._cache._impl is not None:
+                found.append((f"{path.stem}.{name}", value))
+    return found
+
+
+def test_every_cached_kernel_is_stamped_with_its_dependencies() -> None:
+    kernels = cached_kernels()
+    modules = {name.split(".")[0] for name, _ in kernels}
+    assert {"cpu_kernels", "cpu_conv", "cpu_pool", "cpu_index_kernels", "cpu_matmul_outer", "cpu_reduce_long"} <= modules
+    for name, kernel in kernels:
+        assert kernel._cache._impl.locator.get_source_stamp()[1] == kernel_cache.DEPENDENCIES_DIGEST, name

@@ -39,8 +39,12 @@ import numpy as np
 from numba import njit, prange
 
 from ..tensor_data import TensorData
+from . import kernel_cache
 from .base import ConvGeometry
 from .cpu_kernels import KERNEL_OPTIONS, REDUCE_OPTIONS, prange_only
+
+# cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
 
 # positions in the int64 geometry array the kernels take
 (BATCH, CHANNELS, OUT_CHANNELS, GROUPS, KERNEL_H, KERNEL_W, STRIDE_H, STRIDE_W, DILATION_H, DILATION_W,

@@ -22,7 +22,11 @@ import numpy as np
 from numba import njit, prange
 
 from ..tensor_data import TensorData, expand_strides
+from . import kernel_cache
 from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, kernel_only, prange_only, serial_twin, start_position, threaded
+
+# cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
 
 _NATIVE_KINDS = "fiu"  # dtype kinds the kernels compile for (float16 is excluded below)
 

@@ -18,7 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import kernel_cache
 from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, prange_only
+
+# cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
 
 #: the longest dot product an int32 sum of u8 x s8 products can hold without overflow
 INT8_MAX_DEPTH = (2**31 - 1) // (255 * 128)

@@ -14,8 +14,12 @@ import numpy as np
 from numba import njit, prange
 
 from ..tensor_data import TensorData
+from . import kernel_cache
 from .base import PoolGeometry
 from .cpu_kernels import KERNEL_OPTIONS, prange_only
+
+# cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
+kernel_cache.register(__file__)
 
 # positions in the int64 geometry array the kernel takes
 (PLANES, HEIGHT, WIDTH, KERNEL_H, KERNEL_W, STRIDE_H, STRIDE_W, PADDING_H, PADDING_W, DILATION_H, DILATION_W,

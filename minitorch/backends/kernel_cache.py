@@ -4,8 +4,12 @@ Numba keys a cached kernel on its own source file only: had ``opcodes.py`` chang
 op added, a scalar body fixed), a kernel file that did not change would go on loading the
 old machine code from the cache. So the kernel files register here, before their first
 ``@njit(cache=True)``, and their cache entries are stamped with their own source *and* a
-digest of the scalar bodies they compile in (``opcodes.py`` and ``vector_math.py``): a
-change to any of them compiles them afresh.
+digest of what every kernel file compiles in from elsewhere: the scalar bodies
+(``opcodes.py`` and ``vector_math.py``) and the shared kernel helpers (``cpu_kernels.py``,
+whose runs, index helpers and constants the matmul, convolution, pooling and optimizer
+kernels inline, and ``op_branches.py``, which builds the one-op branches). A change to any
+of them compiles them all afresh: an edit of a helper in ``cpu_kernels.py`` (a student's
+fix in task 3.1) reaches the convolution kernels too.
 
 It works through Numba's cache locators (``numba.core.caching``), the classes that decide
 where a function's cache lives and which stamp makes it stale: ours come first in Numba's
@@ -37,15 +41,28 @@ OPCODES_DIGEST = source_digest(opcodes.__file__)
 #: the digest of every file of scalar bodies the kernels compile in: the op table and the
 #: vectorised float32 functions
 SCALAR_BODIES_DIGEST = OPCODES_DIGEST + ":" + source_digest(vector_math.__file__)
+#: the files of shared kernel helpers that kernels in other files compile in (read as files:
+#: ``cpu_kernels`` imports this module)
+SHARED_HELPER_FILES = ("cpu_kernels.py", "op_branches.py")
 
 
-def stamp(own_stamp: Any, bodies_digest: str = SCALAR_BODIES_DIGEST) -> tuple[Any, str]:
-    """The cache stamp of a kernel file: Numba's own stamp of it, and the scalar bodies' digest."""
-    return (own_stamp, bodies_digest)
+def dependencies_digest(folder: Path, scalar_bodies_digest: str) -> str:
+    """The digest of all a kernel file compiles in besides itself: the scalar bodies' digest and
+    the shared helper files in ``folder``."""
+    return ":".join([scalar_bodies_digest, *(source_digest(folder / name) for name in SHARED_HELPER_FILES)])
+
+
+#: the dependencies' digest of the kernels compiled in this process
+DEPENDENCIES_DIGEST = dependencies_digest(Path(__file__).parent, SCALAR_BODIES_DIGEST)
+
+
+def stamp(own_stamp: Any, dependencies_digest: str = DEPENDENCIES_DIGEST) -> tuple[Any, str]:
+    """The cache stamp of a kernel file: Numba's own stamp of it, and its dependencies' digest."""
+    return (own_stamp, dependencies_digest)
 
 
 class _StampedWithOpcodes:
-    """Mixin for a Numba cache locator: only for registered files, stamped with the op table."""
+    """Mixin for a Numba cache locator: only for registered files, stamped with their dependencies."""
 
     @classmethod
     def from_function(cls, py_func: Any, py_file: str) -> Any:
@@ -66,5 +83,5 @@ if not any(issubclass(cls, _StampedWithOpcodes) for cls in caching.CacheImpl._lo
 
 
 def register(py_file: str) -> None:
-    """Stamp the cached kernels of ``py_file`` with the op table (call before its first ``@njit``)."""
+    """Stamp the cached kernels of ``py_file`` with its dependencies (call before its first ``@njit``)."""
     _KERNEL_FILES.add(os.path.abspath(py_file))
