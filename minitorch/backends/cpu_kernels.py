@@ -79,7 +79,7 @@ from types import FunctionType
 from typing import Any, Callable
 
 import numpy as np
-from numba import njit, prange, types
+from numba import literally, njit, prange, types
 from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher
 from numba.extending import overload
@@ -290,24 +290,25 @@ def reduce_run(op: int, acc, run: np.ndarray):
 
 
 @kernel_only(**KERNEL_OPTIONS)
-def extreme_step(is_max: bool, acc, x):
-    """:func:`.opcodes.reduce_step` for ``max`` (``is_max``) or ``min``, a NaN winning: a plain
-    function, which LLVM inlines, for the eight chains of :func:`extreme_run` (inlining the
-    overloaded ``reduce_step`` there, Numba reports variables out of scope)."""
-    if is_max:
-        return acc if (acc > x or acc != acc) else x
-    return acc if (acc < x or acc != acc) else x
-
-
-@kernel_only(**KERNEL_OPTIONS)
 def extreme_run(op: int, acc, run: np.ndarray):
     """:func:`reduce_run` for ``max``/``min`` (a NaN anywhere wins), folded in eight chains side by side.
 
     A sum is summed in SIMD lanes; a max is not (its NaN rule keeps LLVM from it), and in one
     chain each step waits for the compare before it: 1.08 ms for 1e6 float32, 0.24 ms in eight
-    chains that the CPU runs at once (measured on the reference machine).
+    chains that the CPU runs at once (measured on the reference machine). Max and min are two
+    compilations of :func:`extreme_chains`: with the choice a run-time flag, every step would
+    test it (0.39 ms).
     """
-    is_max = op == opcodes.MAX
+    if op == opcodes.MAX:
+        return extreme_chains(True, acc, run)
+    return extreme_chains(False, acc, run)
+
+
+@kernel_only(**KERNEL_OPTIONS)
+def extreme_chains(is_max: bool, acc, run: np.ndarray):
+    """``acc`` combined with every element of ``run`` by max (``is_max``) or min, compiled for
+    each value of ``is_max`` (``literally``); runs of 16 or more in eight chains."""
+    literally(is_max)
     whole = run.size - run.size % 8 if run.size >= 16 else 0
     if whole:
         m0, m1, m2, m3, m4, m5, m6, m7 = run[0], run[1], run[2], run[3], run[4], run[5], run[6], run[7]
@@ -325,6 +326,16 @@ def extreme_run(op: int, acc, run: np.ndarray):
     for r in range(whole, run.size):
         acc = extreme_step(is_max, acc, run[r])
     return acc
+
+
+@kernel_only(**KERNEL_OPTIONS)
+def extreme_step(is_max: bool, acc, x):
+    """:func:`.opcodes.reduce_step` for ``max`` (``is_max``) or ``min``, a NaN winning: a plain
+    function, which LLVM inlines, for the eight chains of :func:`extreme_chains` (inlining the
+    overloaded ``reduce_step`` there, Numba reports variables out of scope)."""
+    if is_max:
+        return acc if (acc > x or acc != acc) else x
+    return acc if (acc < x or acc != acc) else x
 
 
 @kernel_only(**REDUCE_OPTIONS)
