@@ -32,8 +32,9 @@ PARTS = 16
 
 @njit(parallel=prange_only(), **REDUCE_OPTIONS)
 def reduce_long_run(op: int, out: np.ndarray, a: np.ndarray, length: int, start) -> None:  # type: ignore[no-untyped-def]
-    """``out[0] = op`` over ``a[:length]`` (``length >= PARTS``), ``start`` as in
-    :func:`.cpu_kernels.reduce_kernel` (``max``/``min`` start from each part's first element)."""
+    """``out[0] = op`` over ``a[:length]`` (``length >= 1``; a run shorter than ``PARTS * step``
+    leaves its last parts empty), ``start`` as in :func:`.cpu_kernels.reduce_kernel`
+    (``max``/``min`` start from each part's first element)."""
     step = (length + PARTS - 1) // PARTS
     partial = np.full(PARTS, start)
     for p in prange(PARTS):

@@ -56,12 +56,12 @@ def dependencies_digest(folder: Path, scalar_bodies_digest: str) -> str:
 DEPENDENCIES_DIGEST = dependencies_digest(Path(__file__).parent, SCALAR_BODIES_DIGEST)
 
 
-def stamp(own_stamp: Any, dependencies_digest: str = DEPENDENCIES_DIGEST) -> tuple[Any, str]:
-    """The cache stamp of a kernel file: Numba's own stamp of it, and its dependencies' digest."""
-    return (own_stamp, dependencies_digest)
+def stamp(own_stamp: Any, digest: str = DEPENDENCIES_DIGEST) -> tuple[Any, str]:
+    """The cache stamp of a kernel file: Numba's own stamp of it, and its dependencies' ``digest``."""
+    return (own_stamp, digest)
 
 
-class _StampedWithOpcodes:
+class _StampedWithDependencies:
     """Mixin for a Numba cache locator: only for registered files, stamped with their dependencies."""
 
     @classmethod
@@ -75,10 +75,10 @@ class _StampedWithOpcodes:
 
 
 _LOCATORS = [
-    type(f"OpcodesStamped{base.__name__}", (_StampedWithOpcodes, base), {})
+    type(f"DependenciesStamped{base.__name__}", (_StampedWithDependencies, base), {})
     for base in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
 ]
-if not any(issubclass(cls, _StampedWithOpcodes) for cls in caching.CacheImpl._locator_classes):
+if not any(issubclass(cls, _StampedWithDependencies) for cls in caching.CacheImpl._locator_classes):
     caching.CacheImpl._locator_classes[:0] = _LOCATORS
 
 
