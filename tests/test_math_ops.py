@@ -185,6 +185,20 @@ def test_modulo_float_matches_torch_with_special_values(backend: str, name: str,
     same(got.numpy(), expected.numpy(), rtol=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fmod_is_exact_over_the_whole_range(backend: str, dtype: str) -> None:
+    """C's fmod is exact at any ratio of magnitudes, subnormals included: NumPy's is the oracle."""
+    rng = np.random.default_rng(5)
+    info = np.finfo(dtype)
+    low, high = np.log2(info.smallest_subnormal), np.log2(info.max)
+    magnitude = lambda: np.exp2(rng.uniform(low, high, 400)) * rng.choice([-1, 1], 400)  # noqa: E731
+    a, b = magnitude().astype(dtype), magnitude().astype(dtype)
+    b[b == 0] = 1
+    got = minitorch.fmod(minitorch.tensor(a), minitorch.tensor(b)).numpy()
+    np.testing.assert_array_equal(got, np.fmod(a, b))
+    assert np.array_equal(np.signbit(got), np.signbit(np.fmod(a, b)))
+
+
 @pytest.mark.parametrize("name", ["remainder", "fmod"])
 def test_modulo_int_is_exact_and_refuses_zero(backend: str, name: str, torch_ref: Any) -> None:
     a = [7, -7, 7, -7, 2**62 + 3, -(2**62) - 3, 0]

@@ -58,7 +58,7 @@ BINARY = (
     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
 )
 ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = range(14)
-#: ``fmod``/``remainder`` are the float bodies (exact, through ``np.fmod``); the ``int_``
+#: ``fmod``/``remainder`` are the float bodies (exact: ``%`` on magnitudes, the sign of ``x``); the ``int_``
 #: ones are integer arithmetic, exact for every int64 (the divisor is checked nonzero before)
 ATAN2, HYPOT, FMOD, REMAINDER, INT_FMOD, INT_REMAINDER = range(14, 20)
 #: the bitwise ops, for integers and bools only (the tensor layer refuses floats), computed in
@@ -297,7 +297,9 @@ def binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> None:
         if y == 0 or x != x or y != y or abs(x) == math.inf:
             out[pos] = math.nan
         else:
-            mod = x if abs(y) == math.inf else np.fmod(x, y)  # Numba has no math.fmod
+            # C's fmod from the floored %: on |x| and |y| the two agree, exactly (Numba's CPU
+            # target has no math.fmod and its CUDA target no np.fmod; both compile %)
+            mod = x if abs(y) == math.inf else math.copysign(abs(x) % abs(y), x)
             if op == REMAINDER and mod != 0 and (mod < 0) != (y < 0):
                 mod += y
             out[pos] = mod

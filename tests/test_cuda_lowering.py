@@ -1,0 +1,56 @@
+"""The cuda kernels compile for a real GPU, not only on the simulator the other tests use.
+
+A child process (``cuda_lowering.py``) turns the simulator off and types and lowers every
+kernel with the storage dtypes the backend launches it with; no GPU is needed. On an H200,
+every elementwise kernel once failed this way (``np.fmod`` in the ``fmod`` op) while the
+whole suite passed on the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minitorch.backends import cuda_kernels
+
+CHILD = Path(__file__).resolve().parent / "cuda_lowering.py"
+#: the child lowers ~120 kernels at about half a second each
+CHILD_TIMEOUT_S = 600
+
+
+def lowered(*names: str) -> dict[str, str | None]:
+    """``{case: error or None}`` from the child for ``names`` (none: every case)."""
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_ENABLE_CUDASIM"}
+    run = subprocess.run(
+        [sys.executable, str(CHILD), *names], capture_output=True, text=True, env=env, timeout=CHILD_TIMEOUT_S
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    return {row["case"]: row["error"] for row in rows}
+
+
+@pytest.fixture(scope="module")
+def every_case() -> dict[str, str | None]:
+    return lowered()
+
+
+def test_every_kernel_lowers_for_a_gpu(every_case: dict[str, str | None]) -> None:
+    failed = {case: error for case, error in every_case.items() if error is not None}
+    assert not failed, f"{len(failed)} of {len(every_case)} kernels do not compile for a GPU: {failed}"
+
+
+def test_the_cases_cover_every_kernel(every_case: dict[str, str | None]) -> None:
+    kernels = {name.removesuffix("_kernel") for name in vars(cuda_kernels) if name.endswith("_kernel")}
+    covered = {case.split("[")[0] for case in every_case}
+    assert kernels == covered, f"kernels without a case: {kernels - covered}; cases of no kernel: {covered - kernels}"
+    assert len(every_case) > 100
+
+
+def test_a_kernel_only_the_simulator_runs_is_caught() -> None:
+    error = lowered("canary")["canary"]
+    assert error is not None and "fmod" in error
