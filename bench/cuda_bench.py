@@ -14,8 +14,14 @@ why and exits with status 0. What it reports:
 * **elementwise**: ``a + b`` and ``exp(a)`` on 2^26 float32 elements, as GB/s moved
   (bytes read plus written) and as a fraction of the GPU's peak memory bandwidth
   (computed from the memory clock and bus width the driver reports).
+* **fixed cost per op**: ``a + b`` from 1 to 2^26 elements and ``a.add_(b)`` (no new
+  storage) on 1 element, in microseconds per op beside PyTorch's: the small sizes show what
+  each op costs before any data moves (the launch from Python, the new storage), the large
+  ones how close the kernel comes to the memory bandwidth.
 * **MLP training**: steps per second of SGD on a 2-layer MLP (hidden 100 and 1000) on
   cuda against the cpu backend, and the speed-up.
+
+A section that fails prints its error and the others still run (exit status 1 at the end).
 
 Each timing synchronizes the GPU before and after; the median of the repeats is reported.
 The figures also go to ``bench/results/cuda_latest.json``.
@@ -28,6 +34,7 @@ import json
 import statistics
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -42,6 +49,10 @@ MATMUL_SIDES = (1024, 2048, 4096, 8192)
 QUICK_MATMUL_SIDES = (1024, 2048)
 ELEMENTWISE_SIZE = 1 << 26
 QUICK_ELEMENTWISE_SIZE = 1 << 22
+#: sizes of the fixed-cost sweep (powers of two)
+SWEEP_EXPONENTS = (0, 10, 14, 18, 22, 26)
+QUICK_SWEEP_EXPONENTS = (0, 10, 18, 22)
+MICRO = 1e6
 MLP_HIDDEN = (100, 1000)
 MLP_BATCH = 256
 MLP_FEATURES = 64
@@ -174,6 +185,41 @@ def bench_elementwise(size: int, repeats: int) -> list[dict[str, Any]]:
     return rows
 
 
+def torch_cuda() -> Any:
+    """PyTorch when it has a CUDA build that sees the GPU, else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def bench_fixed_cost(exponents: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
+    """Microseconds per ``a + b`` at sizes ``2**e`` (and per in-place add of one element), ours and PyTorch's."""
+    torch = torch_cuda()
+    rows = []
+    cases: list[tuple[str, int]] = [("a + b", 1 << e) for e in exponents] + [("a.add_(b)", 1)]
+    for name, size in cases:
+        a, b = minitorch.rand(size, device="cuda"), minitorch.rand(size, device="cuda")
+        ours = timed((lambda: a + b) if name == "a + b" else (lambda: a.add_(b)), repeats)
+        row: dict[str, Any] = {"op": name, "elements": size, "minitorch_us": ours * MICRO,
+                               "gb_per_s": 3 * size * FLOAT32_BYTES / ours / GIGA}
+        if torch is not None:
+            ta, tb = torch.rand(size, device="cuda"), torch.rand(size, device="cuda")
+            op = (lambda: ta + tb) if name == "a + b" else (lambda: ta.add_(tb))
+
+            def reference() -> Any:
+                out = op()
+                torch.cuda.synchronize()
+                return out
+
+            row["torch_us"] = timed(reference, repeats) * MICRO
+        rows.append(row)
+        versus = f"   torch {row['torch_us']:9.1f} us" if "torch_us" in row else ""
+        print(f"{name:9s} {size:9d} float32: {row['minitorch_us']:9.1f} us  {row['gb_per_s']:8.1f} GB/s{versus}")
+    return rows
+
+
 def train_steps_per_second(device: str, hidden: int, steps: int) -> float:
     """SGD steps per second of a 2-layer MLP on ``device``."""
     minitorch.manual_seed(0)
@@ -226,15 +272,26 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     repeats = QUICK_REPEATS if args.quick else REPEATS
     print(f"GPU: {minitorch.cuda.get_device_name()}")
-    results = {
-        "gpu": minitorch.cuda.get_device_name(),
-        "matmul": bench_matmul(QUICK_MATMUL_SIDES if args.quick else MATMUL_SIDES, repeats),
-        "elementwise": bench_elementwise(QUICK_ELEMENTWISE_SIZE if args.quick else ELEMENTWISE_SIZE, repeats),
-        "training": bench_training(MLP_STEPS // 4 if args.quick else MLP_STEPS),
+    sections: dict[str, Callable[[], Any]] = {
+        "matmul": lambda: bench_matmul(QUICK_MATMUL_SIDES if args.quick else MATMUL_SIDES, repeats),
+        "elementwise": lambda: bench_elementwise(QUICK_ELEMENTWISE_SIZE if args.quick else ELEMENTWISE_SIZE, repeats),
+        "fixed_cost": lambda: bench_fixed_cost(QUICK_SWEEP_EXPONENTS if args.quick else SWEEP_EXPONENTS, repeats),
+        "training": lambda: bench_training(MLP_STEPS // 4 if args.quick else MLP_STEPS),
     }
+    results: dict[str, Any] = {"gpu": minitorch.cuda.get_device_name()}
+    failed = []
+    for name, section in sections.items():
+        try:
+            results[name] = section()
+        except Exception as error:  # one broken section must not hide the others' figures
+            failed.append(name)
+            results[name] = {"error": f"{type(error).__name__}: {error}"}
+            print(f"section {name} failed:\n{traceback.format_exc(limit=-6)}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2))
-    return 0
+    if failed:
+        print(f"failed sections: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
