@@ -157,3 +157,21 @@ def test_median_gradient(backend):
 def test_median_of_empty_dim_errors():
     with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 0 to have non-zero size"):
         minitorch.zeros(0, 2).median(0)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
+def test_max_along_a_dim_reads_each_value_at_its_index(backend, torch_ref, op, dtype):
+    """``values[i] == input[indices[i]]`` bit for bit, as PyTorch's: NaN rows, ties, zeros of both signs."""
+    rows = [[1.0, 7.0, 7.0, -2.0], [np.nan, 3.0, np.nan, 1.0], [0.0, -0.0, -0.0, 0.0], [-0.0, 0.0, 0.0, -0.0],
+            [-5.0, -5.0, -9.0, -5.0], [np.inf, -np.inf, 2.0, np.inf]]
+    data = np.array(rows if dtype.startswith("float") else np.nan_to_num(rows, posinf=9, neginf=-9)).astype(dtype)
+    for dim in (1, 0):
+        ours = getattr(minitorch.tensor(data), op)(dim)
+        theirs = getattr(torch_ref.from_numpy(data), op)(dim)
+        np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+        values, expected = ours.values.numpy(), theirs.values.numpy()
+        np.testing.assert_array_equal(values, expected)
+        assert np.array_equal(np.signbit(values), np.signbit(expected))
+        at_index = np.take_along_axis(data, np.expand_dims(ours.indices.numpy(), dim), dim).squeeze(dim)
+        assert np.array_equal(np.signbit(values), np.signbit(at_index))

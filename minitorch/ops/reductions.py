@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..autograd.function import Context, Function
-from ..dispatch import arg_reduce_op, reduce_op
+from ..dispatch import arg_reduce_op, gather_op, reduce_op
 from ..tensor_data import TensorData
 
 if TYPE_CHECKING:  # tensor.py imports this module
@@ -104,7 +104,9 @@ class MaxAlongDim(Function):
         source = a if a.dim() else a.view(1)  # a 0-d tensor: its one value, at index 0
         indices = arg_reduce_op("arg" + op, source, dim)
         ctx.save_for_backward(indices)
-        values = reduce_op(op, source, dim)
+        # the values are read at the indices, not reduced a second time: one read per output
+        # cell, and each value is exactly the element its index names (as PyTorch's)
+        values = gather_op(source, dim, indices)
         if keepdim and a.dim():
             return values, indices
         kept = _drop_dims(a.shape, (dim,)) if a.dim() else ()
