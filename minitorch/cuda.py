@@ -102,6 +102,40 @@ def synchronize(device: Any = None) -> None:
     _backend().synchronize()
 
 
+# ---- memory: the caching allocator of the cuda backend (minitorch/backends/cuda_memory.py) ----
+
+
+def _memory_manager() -> Any:
+    """The caching allocator of the GPU once a cuda tensor was made, else None (and on the simulator)."""
+    from .backends import _loaded
+
+    if is_simulator() or "cuda" not in _loaded:
+        return None
+    from .backends.cuda_memory import current_manager
+
+    return current_manager()
+
+
+def empty_cache() -> None:
+    """Give the GPU memory that freed tensors left for reuse back to the driver (other processes
+    can then use it); tensors that are alive keep theirs. Nothing to do before the first cuda tensor."""
+    manager = _memory_manager()
+    if manager is not None:
+        manager.empty_cache()
+
+
+def memory_allocated(device: Any = None) -> int:
+    """Bytes of GPU memory held by tensors now, in whole blocks (0 on the simulator)."""
+    manager = _memory_manager()
+    return 0 if manager is None else manager.allocated_bytes
+
+
+def memory_reserved(device: Any = None) -> int:
+    """Bytes of GPU memory the caching allocator holds: the tensors' and the free blocks kept for reuse."""
+    manager = _memory_manager()
+    return 0 if manager is None else manager.allocated_bytes + manager.cached_bytes
+
+
 # ---- random numbers ----
 
 #: the generator of each GPU (there is one); random cuda tensors draw from it on the host

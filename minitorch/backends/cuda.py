@@ -115,6 +115,10 @@ class CudaBackend:
                 "an NVIDIA GPU, or set NUMBA_ENABLE_CUDASIM=1 before Numba is imported to run the cuda "
                 "kernels on Numba's (slow) CPU simulator."
             )
+        if not numba.config.ENABLE_CUDASIM:
+            from . import cuda_memory
+
+            cuda_memory.install()  # before the first device array creates the context
 
     def device_count(self) -> int:
         """How many GPUs Numba sees (the simulator shows one)."""
