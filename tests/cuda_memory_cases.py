@@ -13,7 +13,9 @@ from numba.cuda.cudadrv import driver as numba_driver
 from numba.cuda.cudadrv.driver import CudaAPIError, binding
 
 from minitorch.backends import cuda_memory
-from minitorch.backends.cuda_memory import BLOCK_BYTES, CachingMemoryManager, block_size
+from minitorch.backends.cuda_memory import BLOCK_BYTES, block_size
+
+CachingMemoryManager = cuda_memory.manager_class()
 
 OUT_OF_MEMORY = binding.CUresult.CUDA_ERROR_OUT_OF_MEMORY
 
@@ -54,12 +56,12 @@ class FakeContext:
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDriver:
     fake = FakeDriver(capacity=1 << 16)
-    monkeypatch.setattr(cuda_memory, "driver", fake)
+    monkeypatch.setattr(cuda_memory, "driver", lambda: fake)
     return fake
 
 
 @pytest.fixture
-def manager(fake: FakeDriver) -> Iterator[CachingMemoryManager]:
+def manager(fake: FakeDriver) -> Iterator[Any]:
     context = FakeContext(fake)
     yield CachingMemoryManager(context=context)
     del context
@@ -75,7 +77,7 @@ def test_block_sizes_round_up_to_whole_blocks() -> None:
     ]
 
 
-def test_a_freed_block_is_handed_out_again_for_the_same_size(manager: CachingMemoryManager, fake: FakeDriver) -> None:
+def test_a_freed_block_is_handed_out_again_for_the_same_size(manager: Any, fake: FakeDriver) -> None:
     first = manager.memalloc(1000)
     where = address(first)
     assert (manager.allocated_bytes, manager.cached_bytes) == (1024, 0)
@@ -87,7 +89,7 @@ def test_a_freed_block_is_handed_out_again_for_the_same_size(manager: CachingMem
     assert (manager.allocated_bytes, manager.cached_bytes) == (1024, 0)
 
 
-def test_live_blocks_are_never_shared(manager: CachingMemoryManager, fake: FakeDriver) -> None:
+def test_live_blocks_are_never_shared(manager: Any, fake: FakeDriver) -> None:
     held = [manager.memalloc(512) for _ in range(4)]
     assert len({address(h) for h in held}) == 4
     other = manager.memalloc(2048)
@@ -95,7 +97,7 @@ def test_live_blocks_are_never_shared(manager: CachingMemoryManager, fake: FakeD
     assert manager.allocated_bytes == 4 * 512 + 2048
 
 
-def test_a_view_keeps_its_block_from_reuse(manager: CachingMemoryManager, fake: FakeDriver) -> None:
+def test_a_view_keeps_its_block_from_reuse(manager: Any, fake: FakeDriver) -> None:
     owned = manager.memalloc(1024)
     view = owned.view(256)
     where = address(owned)
@@ -112,7 +114,7 @@ def test_a_view_keeps_its_block_from_reuse(manager: CachingMemoryManager, fake: 
 
 
 def test_empty_cache_waits_for_the_gpu_then_frees_only_the_cached_blocks(
-    manager: CachingMemoryManager, fake: FakeDriver
+    manager: Any, fake: FakeDriver
 ) -> None:
     kept = manager.memalloc(512)
     dropped = [manager.memalloc(n) for n in (512, 4096)]
@@ -127,7 +129,7 @@ def test_empty_cache_waits_for_the_gpu_then_frees_only_the_cached_blocks(
     assert fake.events == ["synchronize", "free", "free"]
 
 
-def test_out_of_memory_gives_the_cache_back_and_tries_again(manager: CachingMemoryManager, fake: FakeDriver) -> None:
+def test_out_of_memory_gives_the_cache_back_and_tries_again(manager: Any, fake: FakeDriver) -> None:
     cached = [manager.memalloc(8192) for _ in range(6)]  # 48 KiB of the 64
     del cached
     gc.collect()
@@ -140,7 +142,7 @@ def test_out_of_memory_gives_the_cache_back_and_tries_again(manager: CachingMemo
     del big
 
 
-def test_blocks_freed_after_a_reset_are_not_reused(manager: CachingMemoryManager, fake: FakeDriver) -> None:
+def test_blocks_freed_after_a_reset_are_not_reused(manager: Any, fake: FakeDriver) -> None:
     old = manager.memalloc(512)
     manager.reset()
     del old
