@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dtypes", "size", "device", "operators", "shapes", "keywords", "return_types", "type_info", "autocast_state", "tensor_data", "scalar", "scalar_functions", "autodiff",
      "utils/hooks"),
     ("backends/",),
-    ("dispatch", "conv_dispatch", "pool_dispatch", "optim_dispatch", "loss_dispatch", "index_checks"),
+    ("dispatch", "conv_dispatch", "pool_dispatch", "optim_dispatch", "loss_dispatch", "rnn_dispatch", "index_checks"),
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types", "quantized/"),
     ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",

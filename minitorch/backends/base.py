@@ -283,6 +283,33 @@ class LossKernels(Protocol):
         dtype (``grad`` is ``(n,)``, or 0-d for every row), 0 for an ignored row."""
 
 
+@runtime_checkable
+class RecurrentKernels(Protocol):
+    r"""An LSTM layer's time loop with one kernel per step each way, which a backend may offer
+    besides :class:`Backend`'s set (the CPU does); elsewhere each step is a dozen primitives.
+
+    The sequence buffers are contiguous and of one float dtype (float32 or float64): ``xw``,
+    ``gates``, ``slopes``, ``grad_pre`` ``(T, B, 4H)``; ``tanh_c``, ``cs``, ``hs`` ``(T, B, H)``; the
+    caller (:mod:`minitorch.rnn_dispatch`) has checked and allocated them.
+    """
+
+    def lstm_forward(self, xw: TensorData, w_hh_t: TensorData, h0: TensorData, c0: TensorData, reverse: bool,
+                     gates: TensorData, slopes: TensorData, tanh_c: TensorData, cs: TensorData, hs: TensorData,
+                     hw: TensorData) -> None:
+        r"""Every step of one direction (from the last step back when ``reverse``): ``hw`` =
+        :math:`h_{t-1} W_{hh}^\top` (``w_hh_t`` ``(H, 4H)``, from ``h0`` ``(B, H)`` first), then the
+        gates, the states ``cs[t]``, ``hs[t]`` and what backward reads, from ``xw[t] + hw``
+        (``c0`` ``(B, H)`` the first cell state; ``hw`` a ``(B, 4H)`` scratch buffer)."""
+
+    def lstm_backward(self, grad: TensorData, w_hh: TensorData, reverse: bool, gates: TensorData,
+                      slopes: TensorData, tanh_c: TensorData, cs: TensorData, c0: TensorData,
+                      carried_h: TensorData, carried_c: TensorData, grad_pre: TensorData) -> None:
+        """Backpropagation through every step, the forward's order reversed: ``grad`` ``(T, B, 2H)``
+        holds the gradients of ``hs`` and ``cs`` side by side; each step's pre-activation gradient
+        goes to ``grad_pre[t]``; ``carried_h``, ``carried_c`` ``(B, H)`` receive the gradients of ``h0``
+        and ``c0`` (``w_hh`` ``(4H, H)``). With ``T``, ``B`` or ``H`` zero the caller does not call."""
+
+
 @functools.lru_cache(maxsize=None)
 def _class_offers(backend_class: type, kernels: type) -> bool:
     return issubclass(backend_class, kernels)
@@ -290,7 +317,7 @@ def _class_offers(backend_class: type, kernels: type) -> bool:
 
 def offers(backend: object, kernels: type) -> bool:
     """Whether ``backend`` has the methods of the protocol ``kernels`` (:class:`ConvKernels`,
-    :class:`PoolKernels`, :class:`OptimizerKernels`, :class:`LossKernels`): asked once per backend class, as a protocol's own ``isinstance``
+    :class:`PoolKernels`, :class:`OptimizerKernels`, :class:`LossKernels`, :class:`RecurrentKernels`): asked once per backend class, as a protocol's own ``isinstance``
     compares every method each time (about 20 us)."""
     return _class_offers(type(backend), kernels)
 

@@ -602,6 +602,23 @@ class CpuBackend:
 
         cpu_losses.cross_entropy_backward(log_p, target, ignore_index, grad, divisor, grad_x)
 
+    # ---- the LSTM time loop (:class:`~.base.RecurrentKernels`): kernels in :mod:`.cpu_rnn` ----
+
+    def lstm_forward(self, xw: TensorData, w_hh_t: TensorData, h0: TensorData, c0: TensorData, reverse: bool,
+                     gates: TensorData, slopes: TensorData, tanh_c: TensorData, cs: TensorData, hs: TensorData,
+                     hw: TensorData) -> None:
+        from . import cpu_rnn
+
+        cpu_rnn.lstm_forward(self.matmul, xw, w_hh_t, h0, c0, reverse, gates, slopes, tanh_c, cs, hs, hw)
+
+    def lstm_backward(self, grad: TensorData, w_hh: TensorData, reverse: bool, gates: TensorData,
+                      slopes: TensorData, tanh_c: TensorData, cs: TensorData, c0: TensorData,
+                      carried_h: TensorData, carried_c: TensorData, grad_pre: TensorData) -> None:
+        from . import cpu_rnn
+
+        cpu_rnn.lstm_backward(self.matmul, grad, w_hh, reverse, gates, slopes, tanh_c, cs, c0, carried_h,
+                              carried_c, grad_pre)
+
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 
     def accumulate(self, src: TensorData, out: TensorData) -> None:
