@@ -1,14 +1,14 @@
-"""Raw fused LSTM time loop: check the operands, allocate the sequence buffers, run the backend's
-:class:`~.backends.base.RecurrentKernels`.
+"""Raw fused LSTM and GRU time loops: check the operands, allocate the sequence buffers, run the
+backend's :class:`~.backends.base.RecurrentKernels`.
 
-The dispatch layer of :class:`minitorch.nn.modules._rnn_scan.LSTMScan` (no graph recorded), as
+The dispatch layer of :class:`minitorch.nn.modules._rnn_scan.LSTMScan` and ``GRUScan`` (no graph recorded), as
 :mod:`.dispatch` is for the other ops. The kernels index their buffers without bounds checks,
 so every shape, dtype and layout is checked here.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, Optional, cast
 
 from . import dtypes
 from .backends.base import RecurrentKernels, offers
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 FUSED_DTYPES = (dtypes.float32, dtypes.float64)
 #: gates of an LSTM (i, f, g, o)
 GATES = 4
+#: gates of a GRU (r, z, n)
+GRU_GATES = 3
 
 
 class LstmSequence(NamedTuple):
@@ -33,21 +35,36 @@ class LstmSequence(NamedTuple):
     tanh_c: "Tensor"  # (T, B, H)
 
 
+def _fits(gates: int, xw: "Tensor", w_hh: "Tensor", *states: "Tensor") -> bool:
+    """``xw`` ``(T, B, gates * H)``, ``w_hh`` ``(gates * H, H)``, each state ``(B, H)``; one float
+    dtype and one device, whose backend offers the kernels."""
+    shapes = (xw._data.shape, w_hh._data.shape, *(state._data.shape for state in states))
+    if len(shapes[0]) != 3 or any(len(shape) != 2 for shape in shapes[1:]):
+        return False
+    steps, batch, width = shapes[0]
+    size = shapes[-1][1]
+    return (
+        width == gates * size and shapes[1] == (width, size) and all(shape == (batch, size) for shape in shapes[2:])
+        and xw._data.dtype in FUSED_DTYPES
+        and all(t._data.dtype is xw._data.dtype and t._device == xw._device for t in (w_hh, *states))
+        and offers(backend_of(xw), RecurrentKernels)
+    )
+
+
 def fused_lstm_fits(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor") -> bool:
     """Whether :func:`lstm_forward_op` takes these: ``xw`` ``(T, B, 4H)``, ``w_hh`` ``(4H, H)``,
     ``h0`` and ``c0`` ``(B, H)`` (no projection), one float dtype and one device, whose backend
     offers the kernels."""
-    shapes = (xw._data.shape, w_hh._data.shape, h0._data.shape, c0._data.shape)
-    if len(shapes[0]) != 3 or any(len(shape) != 2 for shape in shapes[1:]):
-        return False
-    steps, batch, width = shapes[0]
-    size = shapes[3][1]
-    return (
-        width == GATES * size and shapes[1] == (width, size) and shapes[2] == (batch, size) == shapes[3]
-        and xw._data.dtype in FUSED_DTYPES
-        and all(t._data.dtype is xw._data.dtype and t._device == xw._device for t in (w_hh, h0, c0))
-        and offers(backend_of(xw), RecurrentKernels)
+    return _fits(GATES, xw, w_hh, h0, c0)
+
+
+def fused_gru_fits(xw: "Tensor", w_hh: "Tensor", b_hh: "Optional[Tensor]", h0: "Tensor") -> bool:
+    """Whether :func:`gru_forward_op` takes these: ``xw`` ``(T, B, 3H)``, ``w_hh`` ``(3H, H)``,
+    ``b_hh`` ``(3H,)`` or None and ``h0`` ``(B, H)``, as :func:`fused_lstm_fits`."""
+    bias_fits = b_hh is None or (
+        b_hh._data.shape == (w_hh._data.shape[0],) and b_hh._data.dtype is xw._data.dtype and b_hh._device == xw._device
     )
+    return bias_fits and _fits(GRU_GATES, xw, w_hh, h0)
 
 
 def _kernels(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor") -> RecurrentKernels:
@@ -102,3 +119,57 @@ def lstm_backward_op(grad: "Tensor", w_hh: "Tensor", c0: "Tensor", sequence: Lst
                               sequence.tanh_c._data, sequence.cs._data, c0._data, grad_h0._data,
                               grad_c0._data, grad_pre._data)
     return grad_pre, grad_h0, grad_c0
+
+
+class GruSequence(NamedTuple):
+    """What a GRU forward pass leaves: the states of every step and what backward reads."""
+
+    hs: "Tensor"  # (T, B, H) hidden states
+    rzn: "Tensor"  # (T, B, 3H) the gates r, z, n
+    hwn: "Tensor"  # (T, B, H) the hidden state's share of n, bias in
+
+
+def gru_forward_op(xw: "Tensor", w_hh: "Tensor", b_hh: "Optional[Tensor]", h0: "Tensor", reverse: bool) -> GruSequence:
+    """Every step of one GRU direction over ``xw`` (the input's share of the gates, ``b_ih`` in)."""
+    if not fused_gru_fits(xw, w_hh, b_hh, h0):
+        described = ", ".join(f"{name} {list(t.shape)} {t.dtype} {t.device}" for name, t in
+                              (("xw", xw), ("w_hh", w_hh), ("b_hh", b_hh), ("h0", h0)) if t is not None)
+        raise ValueError(f"gru kernel: the {backend_of(xw).name} backend's fused GRU takes xw (T, B, 3H), "
+                         f"w_hh (3H, H), b_hh (3H,) or none, h0 (B, H), float32 or float64 on one device; got {described}")
+    kernels = cast(RecurrentKernels, backend_of(xw))
+    xw, h0 = xw.contiguous(), h0.contiguous()
+    steps, batch, width = xw._data.shape
+    size = width // GRU_GATES
+    dtype, device = xw._data.dtype, xw._device
+    sequence = GruSequence(hs=_result((steps, batch, size), dtype, device),
+                           rzn=_result((steps, batch, width), dtype, device),
+                           hwn=_result((steps, batch, size), dtype, device))
+    if steps and batch and size:
+        bias = _result((0,), dtype, device) if b_hh is None else b_hh.contiguous()
+        kernels.gru_forward(xw._data, w_hh.t().contiguous()._data, bias._data, h0._data, reverse, sequence.rzn._data,
+                            sequence.hwn._data, sequence.hs._data, _result((batch, width), dtype, device)._data)
+    return sequence
+
+
+def gru_backward_op(grad: "Tensor", w_hh: "Tensor", h0: "Tensor", sequence: GruSequence,
+                    reverse: bool) -> tuple["Tensor", "Tensor", "Tensor"]:
+    """``(grad_xw, grad_hw, grad_h0)`` from ``grad`` ``(T, B, H)``, the gradients of every step's state:
+    ``grad_hw`` ``(T, B, 3H)`` is the gradient of each step's ``h_{t-1} W_hh^T + b_hh``."""
+    steps, batch, width = sequence.rzn._data.shape
+    size = width // GRU_GATES
+    dtype, device = sequence.rzn._data.dtype, sequence.rzn._device
+    if grad._data.shape != (steps, batch, size) or grad._data.dtype is not dtype or grad._device != device:
+        raise ValueError(f"gru backward: the gradient must be {[steps, batch, size]} {dtype} on {device}; "
+                         f"got {list(grad.shape)} {grad.dtype} {grad.device}")
+    if not fused_gru_fits(sequence.rzn, w_hh, None, h0):
+        raise ValueError(f"gru backward: w_hh {list(w_hh.shape)} and h0 {list(h0.shape)} do not fit the "
+                         f"forward's gates {[steps, batch, width]} ({dtype} on {device})")
+    kernels = cast(RecurrentKernels, backend_of(grad))
+    grad = grad.contiguous()
+    grad_x, grad_hw = _result((steps, batch, width), dtype, device), _result((steps, batch, width), dtype, device)
+    grad_h0, direct = _result((batch, size), dtype, device), _result((batch, size), dtype, device)
+    if steps and batch and size:
+        kernels.gru_backward(grad._data, w_hh._data, reverse, sequence.rzn._data, sequence.hwn._data,
+                             sequence.hs._data, h0.contiguous()._data, grad_h0._data, direct._data,
+                             grad_x._data, grad_hw._data)
+    return grad_x, grad_hw, grad_h0

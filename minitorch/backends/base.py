@@ -285,8 +285,8 @@ class LossKernels(Protocol):
 
 @runtime_checkable
 class RecurrentKernels(Protocol):
-    r"""An LSTM layer's time loop with one kernel per step each way, which a backend may offer
-    besides :class:`Backend`'s set (the CPU does); elsewhere each step is a dozen primitives.
+    r"""An LSTM's and a GRU's time loop with one kernel per step each way, which a backend may
+    offer besides :class:`Backend`'s set (the CPU does); elsewhere each step is a dozen primitives.
 
     The sequence buffers are contiguous and of one float dtype (float32 or float64): ``xw``,
     ``gates``, ``slopes``, ``grad_pre`` ``(T, B, 4H)``; ``tanh_c``, ``cs``, ``hs`` ``(T, B, H)``; the
@@ -308,6 +308,19 @@ class RecurrentKernels(Protocol):
         holds the gradients of ``hs`` and ``cs`` side by side; each step's pre-activation gradient
         goes to ``grad_pre[t]``; ``carried_h``, ``carried_c`` ``(B, H)`` receive the gradients of ``h0``
         and ``c0`` (``w_hh`` ``(4H, H)``). With ``T``, ``B`` or ``H`` zero the caller does not call."""
+
+    def gru_forward(self, xw: TensorData, w_hh_t: TensorData, b_hh: TensorData, h0: TensorData, reverse: bool,
+                    rzn: TensorData, hwn: TensorData, hs: TensorData, hw: TensorData) -> None:
+        r"""Every step of one GRU direction: ``hw`` = :math:`h_{t-1} W_{hh}^\top` (``w_hh_t`` ``(H, 3H)``)
+        plus ``b_hh`` ``(3H,)`` (empty: no bias), then the gates ``rzn[t]`` ``(B, 3H)``, the share of
+        the hidden state in ``n``, ``hwn[t]`` ``(B, H)``, and the state ``hs[t]``."""
+
+    def gru_backward(self, grad: TensorData, w_hh: TensorData, reverse: bool, rzn: TensorData, hwn: TensorData,
+                     hs: TensorData, h0: TensorData, carried: TensorData, direct: TensorData,
+                     grad_x: TensorData, grad_hw: TensorData) -> None:
+        """Backpropagation through every GRU step: ``grad`` ``(T, B, H)`` the states' gradients; each
+        step's gradients of ``xw[t]`` and of ``hw`` go to ``grad_x[t]`` and ``grad_hw[t]`` ``(B, 3H)``;
+        ``carried`` ``(B, H)`` receives the gradient of ``h0`` (``direct`` is scratch of its shape)."""
 
 
 @functools.lru_cache(maxsize=None)

@@ -602,7 +602,7 @@ class CpuBackend:
 
         cpu_losses.cross_entropy_backward(log_p, target, ignore_index, grad, divisor, grad_x)
 
-    # ---- the LSTM time loop (:class:`~.base.RecurrentKernels`): kernels in :mod:`.cpu_rnn` ----
+    # ---- the LSTM and GRU time loops (:class:`~.base.RecurrentKernels`): kernels in :mod:`.cpu_rnn` ----
 
     def lstm_forward(self, xw: TensorData, w_hh_t: TensorData, h0: TensorData, c0: TensorData, reverse: bool,
                      gates: TensorData, slopes: TensorData, tanh_c: TensorData, cs: TensorData, hs: TensorData,
@@ -618,6 +618,19 @@ class CpuBackend:
 
         cpu_rnn.lstm_backward(self.matmul, grad, w_hh, reverse, gates, slopes, tanh_c, cs, c0, carried_h,
                               carried_c, grad_pre)
+
+    def gru_forward(self, xw: TensorData, w_hh_t: TensorData, b_hh: TensorData, h0: TensorData, reverse: bool,
+                    rzn: TensorData, hwn: TensorData, hs: TensorData, hw: TensorData) -> None:
+        from . import cpu_rnn
+
+        cpu_rnn.gru_forward(self.matmul, xw, w_hh_t, b_hh, h0, reverse, rzn, hwn, hs, hw)
+
+    def gru_backward(self, grad: TensorData, w_hh: TensorData, reverse: bool, rzn: TensorData, hwn: TensorData,
+                     hs: TensorData, h0: TensorData, carried: TensorData, direct: TensorData,
+                     grad_x: TensorData, grad_hw: TensorData) -> None:
+        from . import cpu_rnn
+
+        cpu_rnn.gru_backward(self.matmul, grad, w_hh, reverse, rzn, hwn, hs, h0, carried, direct, grad_x, grad_hw)
 
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 

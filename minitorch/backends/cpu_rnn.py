@@ -144,7 +144,9 @@ def lstm_backward_kernel(
 
 
 def _array(td: TensorData) -> np.ndarray:
-    """The contiguous view ``td`` as a NumPy array of its shape."""
+    """The contiguous view ``td`` as a NumPy array of its shape (the kernels index it unchecked)."""
+    if not td.is_contiguous():
+        raise ValueError(f"the recurrent kernels take contiguous buffers; got shape {td.shape}, strides {td.strides}")
     return td.storage[td.offset : td.offset + td.size].reshape(td.shape)
 
 
@@ -185,3 +187,90 @@ def lstm_backward(matmul: Matmul, grad: TensorData, w_hh: TensorData, reverse: b
         prev = order[k - 1] if k else -1
         lstm_backward_kernel(t, prev, *arrays)
         matmul(_step_view(grad_pre, t), w_hh, carried_h)
+
+
+# ---- GRU ----
+#
+# With hw = h_{t-1} W_hh^T + b_hh (the matmul runs before the kernel, the bias is added here)
+# in PyTorch's gate order r, z, n:
+#   r, z = sigmoid(xw_t + hw)_{r,z},  n = tanh(xw_{t,n} + r hw_n),  h_t = n + z (h_{t-1} - n)
+# and backward, with dh the gradient reaching h_t:
+#   dn = dh (1 - z) (1 - n^2),  dr = dn hw_n r (1 - r),  dz = dh (h_{t-1} - n) z (1 - z)
+#   d(xw_t) = (dr, dz, dn),  d(hw) = (dr, dz, dn r),  dh_{t-1} = d(hw) W_hh + dh z
+# Buffers: ``rzn`` (T, B, 3H) the gates r, z, n; ``hwn`` (T, B, H) the hidden state's share of n
+# (bias in); ``hs`` (T, B, H); ``grad_x``, ``grad_hw`` (T, B, 3H).
+
+
+@njit(**KERNEL_OPTIONS)
+def gru_forward_kernel(
+    t: int, prev: int, xw: np.ndarray, hw: np.ndarray, b_hh: np.ndarray, h0: np.ndarray,
+    rzn: np.ndarray, hwn: np.ndarray, hs: np.ndarray,
+) -> None:
+    """Step ``t`` from step ``prev``'s state (``h0`` when ``prev < 0``); ``b_hh`` empty: no bias."""
+    batch, size = h0.shape
+    has_bias = b_hh.size > 0
+    for b in range(batch):
+        x, share, gate = xw[t, b], hw[b], rzn[t, b]
+        h_old, share_n, h_row = h0[b] if prev < 0 else hs[prev, b], hwn[t, b], hs[t, b]
+        if has_bias:
+            for k in range(3 * size):
+                share[k] = share[k] + b_hh[k]
+        for k in range(2 * size):  # r and z
+            gate[k] = gate_sigmoid(x[k] + share[k])
+        for j in range(size):
+            n = gate_tanh(x[2 * size + j] + gate[j] * share[2 * size + j])
+            gate[2 * size + j] = n
+            share_n[j] = share[2 * size + j]
+            h_row[j] = n + gate[size + j] * (h_old[j] - n)
+
+
+@njit(**KERNEL_OPTIONS)
+def gru_backward_kernel(
+    t: int, prev: int, grad: np.ndarray, carried: np.ndarray, direct: np.ndarray,
+    rzn: np.ndarray, hwn: np.ndarray, hs: np.ndarray, h0: np.ndarray, grad_x: np.ndarray, grad_hw: np.ndarray,
+) -> None:
+    """Step ``t``'s gradients into ``grad_x[t]`` and ``grad_hw[t]``, from ``carried + direct``
+    (what step ``t + 1`` sent back: through ``W_hh``, and straight through ``z``) plus ``grad[t]``;
+    ``direct`` becomes this step's ``dh z``."""
+    batch, size = h0.shape
+    one = grad.dtype.type(1)
+    for b in range(batch):
+        outer, through, straight = grad[t, b], carried[b], direct[b]
+        gate, share_n, h_old = rzn[t, b], hwn[t, b], h0[b] if prev < 0 else hs[prev, b]
+        d_x, d_hw = grad_x[t, b], grad_hw[t, b]
+        for j in range(size):
+            d_h = (through[j] + straight[j]) + outer[j]
+            r, z, n = gate[j], gate[size + j], gate[2 * size + j]
+            d_n = (d_h - d_h * z) * (one - n * n)
+            d_r = d_n * share_n[j] * (r - r * r)
+            d_z = d_h * (h_old[j] - n) * (z - z * z)
+            d_x[j], d_x[size + j], d_x[2 * size + j] = d_r, d_z, d_n
+            d_hw[j], d_hw[size + j], d_hw[2 * size + j] = d_r, d_z, d_n * r
+            straight[j] = d_h * z
+
+
+def gru_forward(matmul: Matmul, xw: TensorData, w_hh_t: TensorData, b_hh: TensorData, h0: TensorData,
+                reverse: bool, rzn: TensorData, hwn: TensorData, hs: TensorData, hw: TensorData) -> None:
+    """Every step of one direction: ``hw = h_{t-1} @ w_hh_t`` by ``matmul``, then :func:`gru_forward_kernel`."""
+    arrays = [_array(td) for td in (xw, hw, b_hh, h0, rzn, hwn, hs)]
+    prev = -1
+    for t in _order(xw.shape[0], reverse):
+        matmul(h0 if prev < 0 else _step_view(hs, prev), w_hh_t, hw)
+        gru_forward_kernel(t, prev, *arrays)
+        prev = t
+
+
+def gru_backward(matmul: Matmul, grad: TensorData, w_hh: TensorData, reverse: bool, rzn: TensorData,
+                 hwn: TensorData, hs: TensorData, h0: TensorData, carried: TensorData, direct: TensorData,
+                 grad_x: TensorData, grad_hw: TensorData) -> None:
+    """Every step in reverse: :func:`gru_backward_kernel`, then ``carried = grad_hw[t] @ w_hh`` by
+    ``matmul``; at the end ``carried`` (plus the last ``direct``) is the gradient of ``h0``."""
+    arrays = [_array(td) for td in (grad, carried, direct, rzn, hwn, hs, h0, grad_x, grad_hw)]
+    arrays[1][...] = 0
+    arrays[2][...] = 0
+    order = list(_order(grad.shape[0], reverse))
+    for k in range(len(order) - 1, -1, -1):
+        t = order[k]
+        gru_backward_kernel(t, order[k - 1] if k else -1, *arrays)
+        matmul(_step_view(grad_hw, t), w_hh, carried)
+    np.add(arrays[1], arrays[2], out=arrays[1])

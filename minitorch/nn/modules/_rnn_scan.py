@@ -40,6 +40,8 @@ NONLINEARITIES = ("tanh", "relu")
 #: float32/float64, no projection, no packed lengths) instead of :func:`lstm_step` per step.
 #: Task 5.10's tests switch it off: they grade ``lstm_step``.
 use_fused_lstm = True
+#: the same for a GRU layer's time loop (no packed lengths)
+use_fused_gru = True
 
 
 def _steps(length: int, reverse: bool) -> range:
@@ -287,6 +289,12 @@ class GRUScan(Function):
     @staticmethod
     def forward(ctx: Context, xw: Tensor, w_hh: Tensor, b_hh: Optional[Tensor], h0: Tensor, mask: Optional[Tensor],
                 reverse: bool = False) -> Tensor:
+        ctx.fused = use_fused_gru and mask is None and rnn_dispatch.fused_gru_fits(xw, w_hh, b_hh, h0)
+        if ctx.fused:
+            sequence = rnn_dispatch.gru_forward_op(xw, w_hh, b_hh, h0, reverse)
+            ctx.reverse = reverse
+            ctx.save_for_backward(w_hh, h0, *sequence)
+            return sequence.hs
         size = h0.shape[-1]
         w_hh_t = w_hh.t()
         h = h0
@@ -308,6 +316,8 @@ class GRUScan(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        if ctx.fused:
+            return GRUScan._fused_backward(ctx, grad)
         w_hh, h0, mask, states, *flat = ctx.saved_tensors
         steps = grad.shape[0]
         saved = [flat[t * 4 : (t + 1) * 4] for t in range(steps)]
@@ -332,3 +342,15 @@ class GRUScan(Function):
         grad_w_hh = _sum_over_steps(all_grad_hw, previous) if ctx.needs_input_grad[1] else None
         grad_b_hh = all_grad_hw.reshape(-1, all_grad_hw.shape[-1]).sum(0) if ctx.needs_input_grad[2] else None
         return grad_xw, grad_w_hh, grad_b_hh, carried, None
+
+    @staticmethod
+    def _fused_backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        """:meth:`backward` through the backend's fused kernels (the forward ran them too)."""
+        w_hh, h0, *saved = ctx.saved_tensors
+        sequence = rnn_dispatch.GruSequence(*saved)
+        grad_xw, all_grad_hw, grad_h0 = rnn_dispatch.gru_backward_op(
+            grad.to(sequence.hs.dtype), _right_operand(w_hh), h0, sequence, ctx.reverse)
+        previous = _previous_states(sequence.hs, h0, ctx.reverse)
+        grad_w_hh = _sum_over_steps(all_grad_hw, previous) if ctx.needs_input_grad[1] else None
+        grad_b_hh = all_grad_hw.reshape(-1, all_grad_hw.shape[-1]).sum(0) if ctx.needs_input_grad[2] else None
+        return grad_xw, grad_w_hh, grad_b_hh, grad_h0, None
