@@ -160,16 +160,33 @@ def _order(steps: int, reverse: bool) -> range:
     return range(steps - 1, -1, -1) if reverse else range(steps)
 
 
+def _forward_steps(matmul: Matmul, kernel: Any, arrays: list[np.ndarray], steps: int, reverse: bool,
+                   h0: TensorData, hs: TensorData, w_hh_t: TensorData, hw: TensorData) -> None:
+    """The forward time loop: ``hw = h_{t-1} @ w_hh_t``, then ``kernel(t, prev, *arrays)``."""
+    prev = -1
+    for t in _order(steps, reverse):
+        matmul(h0 if prev < 0 else _step_view(hs, prev), w_hh_t, hw)
+        kernel(t, prev, *arrays)
+        prev = t
+
+
+def _backward_steps(matmul: Matmul, kernel: Any, arrays: list[np.ndarray], steps: int, reverse: bool,
+                    products: TensorData, w_hh: TensorData, carried: TensorData) -> None:
+    """The backward time loop, the forward's order reversed: ``kernel(t, prev, *arrays)``, then
+    ``carried = products[t] @ w_hh`` (the gradient sent to the step before through the matmul)."""
+    order = list(_order(steps, reverse))
+    for k in range(len(order) - 1, -1, -1):
+        t = order[k]
+        kernel(t, order[k - 1] if k else -1, *arrays)
+        matmul(_step_view(products, t), w_hh, carried)
+
+
 def lstm_forward(matmul: Matmul, xw: TensorData, w_hh_t: TensorData, h0: TensorData, c0: TensorData, reverse: bool,
                  gates: TensorData, slopes: TensorData, tanh_c: TensorData, cs: TensorData, hs: TensorData,
                  hw: TensorData) -> None:
     """Every step of one direction: ``hw = h_{t-1} @ w_hh_t`` by ``matmul``, then :func:`lstm_forward_kernel`."""
     arrays = [_array(td) for td in (xw, hw, c0, gates, slopes, tanh_c, cs, hs)]
-    prev = -1
-    for t in _order(xw.shape[0], reverse):
-        matmul(h0 if prev < 0 else _step_view(hs, prev), w_hh_t, hw)
-        lstm_forward_kernel(t, prev, *arrays)
-        prev = t
+    _forward_steps(matmul, lstm_forward_kernel, arrays, xw.shape[0], reverse, h0, hs, w_hh_t, hw)
 
 
 def lstm_backward(matmul: Matmul, grad: TensorData, w_hh: TensorData, reverse: bool, gates: TensorData,
@@ -181,12 +198,7 @@ def lstm_backward(matmul: Matmul, grad: TensorData, w_hh: TensorData, reverse: b
     arrays = [_array(td) for td in (grad, carried_h, carried_c, gates, slopes, tanh_c, cs, c0, grad_pre)]
     arrays[1][...] = 0
     arrays[2][...] = 0
-    order = list(_order(grad.shape[0], reverse))
-    for k in range(len(order) - 1, -1, -1):
-        t = order[k]
-        prev = order[k - 1] if k else -1
-        lstm_backward_kernel(t, prev, *arrays)
-        matmul(_step_view(grad_pre, t), w_hh, carried_h)
+    _backward_steps(matmul, lstm_backward_kernel, arrays, grad.shape[0], reverse, grad_pre, w_hh, carried_h)
 
 
 # ---- GRU ----
@@ -253,11 +265,7 @@ def gru_forward(matmul: Matmul, xw: TensorData, w_hh_t: TensorData, b_hh: Tensor
                 reverse: bool, rzn: TensorData, hwn: TensorData, hs: TensorData, hw: TensorData) -> None:
     """Every step of one direction: ``hw = h_{t-1} @ w_hh_t`` by ``matmul``, then :func:`gru_forward_kernel`."""
     arrays = [_array(td) for td in (xw, hw, b_hh, h0, rzn, hwn, hs)]
-    prev = -1
-    for t in _order(xw.shape[0], reverse):
-        matmul(h0 if prev < 0 else _step_view(hs, prev), w_hh_t, hw)
-        gru_forward_kernel(t, prev, *arrays)
-        prev = t
+    _forward_steps(matmul, gru_forward_kernel, arrays, xw.shape[0], reverse, h0, hs, w_hh_t, hw)
 
 
 def gru_backward(matmul: Matmul, grad: TensorData, w_hh: TensorData, reverse: bool, rzn: TensorData,
@@ -268,9 +276,5 @@ def gru_backward(matmul: Matmul, grad: TensorData, w_hh: TensorData, reverse: bo
     arrays = [_array(td) for td in (grad, carried, direct, rzn, hwn, hs, h0, grad_x, grad_hw)]
     arrays[1][...] = 0
     arrays[2][...] = 0
-    order = list(_order(grad.shape[0], reverse))
-    for k in range(len(order) - 1, -1, -1):
-        t = order[k]
-        gru_backward_kernel(t, order[k - 1] if k else -1, *arrays)
-        matmul(_step_view(grad_hw, t), w_hh, carried)
+    _backward_steps(matmul, gru_backward_kernel, arrays, grad.shape[0], reverse, grad_hw, w_hh, carried)
     np.add(arrays[1], arrays[2], out=arrays[1])
