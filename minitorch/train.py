@@ -376,6 +376,12 @@ def resolve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpar
     return args
 
 
+def _where(args: argparse.Namespace) -> str:
+    """Where the model runs, for the summary line: the cpu names its kernels (``--backend``),
+    which a cuda run does not use."""
+    return f"device cpu, backend {args.backend!r}" if args.device == "cpu" else f"device {args.device}"
+
+
 def _report_times(seconds: list[float]) -> None:
     rest = seconds[1:]
     mean_rest = f"{statistics.mean(rest) * MS_PER_S:.1f} ms" if rest else "n/a"
@@ -421,7 +427,7 @@ def _train(args: argparse.Namespace) -> TrainResult:
                    if args.distributed else f"batches of {args.batch_size}")
         say(f"{data.name}: {len(data.y_train)} training and {len(data.y_test)} test samples; "
             f"MLP {'-'.join(map(str, widths))}; {OPTIMIZERS[args.optimizer]} lr {args.lr} ({args.schedule} schedule), "
-            f"{batches}; {args.epochs} epochs; backend {args.backend!r} on {args.device}; seed {args.seed}")
+            f"{batches}; {args.epochs} epochs; {_where(args)}; seed {args.seed}")
         history = fit(replica, data, optimizer, schedule, args.epochs, args.batch_size, args.device, args.seed,
                       progress=not args.no_progress, distributed=args.distributed, checkpoint=args.checkpoint,
                       resume=args.resume)

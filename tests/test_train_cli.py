@@ -174,3 +174,13 @@ def test_mlp_shape() -> None:
     widths = [(m.in_features, m.out_features) for m in model if isinstance(m, nn.Linear)]
     assert widths == [(64, 16), (16, 16), (16, 10)]
     assert build_mlp(2, 5, 0, 2)[0].in_features == 2
+
+
+def test_the_summary_names_the_device_and_the_cpu_kernels() -> None:
+    """The cpu's ``--backend`` is named where it runs; a cuda run does not use it."""
+    from argparse import Namespace
+
+    from minitorch.train import _where
+
+    assert _where(Namespace(device="cpu", backend="simple")) == "device cpu, backend 'simple'"
+    assert _where(Namespace(device="cuda", backend="cpu")) == "device cuda"
