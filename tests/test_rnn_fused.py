@@ -192,3 +192,23 @@ def test_the_kernels_refuse_a_buffer_that_is_not_contiguous() -> None:
 
     with pytest.raises(ValueError, match=r"contiguous buffers; got shape \(4, 3\), strides \(1, 4\)"):
         cpu_rnn._array(minitorch.randn(3, 4).t()._data)
+
+
+@pytest.mark.parametrize("layer", ["RNN", "LSTM", "GRU", "LSTMCell"])
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "composed"])
+def test_double_backward_is_refused_rather_than_wrong(layer: str, fused: bool) -> None:
+    """The hand-written backward of the time loop reads its saved activations as constants: a graph
+    recorded through it would miss their dependence on the weights (as PyTorch refuses for cuDNN's RNNs)."""
+    previous = (_rnn_scan.use_fused_lstm, _rnn_scan.use_fused_gru)
+    _rnn_scan.use_fused_lstm = _rnn_scan.use_fused_gru = fused
+    try:
+        module = getattr(minitorch.nn, layer)(INPUT, HIDDEN)
+        x = minitorch.randn(*((BATCH, INPUT) if layer.endswith("Cell") else (STEPS, BATCH, INPUT)), requires_grad=True)
+        out = module(x)
+        first = out[0] if isinstance(out, tuple) else out
+        with pytest.raises(RuntimeError, match=r"double backward through an? (RNN|LSTM|GRU) is not supported"):
+            minitorch.autograd.grad(first.pow(2).sum(), x, create_graph=True)
+        (grad_x,) = minitorch.autograd.grad(first.pow(2).sum(), x)  # once is fine
+        assert grad_x.shape == x.shape
+    finally:
+        _rnn_scan.use_fused_lstm, _rnn_scan.use_fused_gru = previous

@@ -29,7 +29,7 @@ from typing import Optional
 import numpy as np
 
 from ... import creation, rnn_dispatch
-from ...autograd import Context, Function
+from ...autograd import Context, Function, is_grad_enabled
 from ...tensor import Tensor
 
 __all__ = ["GRUScan", "LSTMScan", "RNNScan", "lstm_step"]
@@ -42,6 +42,21 @@ NONLINEARITIES = ("tanh", "relu")
 use_fused_lstm = True
 #: the same for a GRU layer's time loop (no packed lengths)
 use_fused_gru = True
+
+
+def _refuse_double_backward(layer: str) -> None:
+    """Raise when the backward pass is itself being recorded (``create_graph=True``).
+
+    The time loop's backward is written out by hand and reads the saved activations (gates,
+    slopes, states) as constants: a graph recorded through it would leave out how they depend
+    on the weights and the input, and give wrong second derivatives without a word.
+    """
+    if is_grad_enabled():
+        raise RuntimeError(
+            f"double backward through {layer} is not supported: the backward of its time loop is written by hand "
+            "and treats the saved activations as constants, so a second derivative through it would be wrong. "
+            "Differentiate once (create_graph=False), or write the cell with tensor ops for a second derivative"
+        )
 
 
 def _steps(length: int, reverse: bool) -> range:
@@ -164,6 +179,7 @@ class RNNScan(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        _refuse_double_backward("an RNN")
         w_hh, h0, mask, states = ctx.saved_tensors
         slopes = _tanh_slope(states) if ctx.nonlinearity == "tanh" else (states > 0).to(states.dtype)
         w_hh_back = _right_operand(w_hh)
@@ -226,6 +242,7 @@ class LSTMScan(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        _refuse_double_backward("an LSTM")
         if ctx.fused:
             return LSTMScan._fused_backward(ctx, grad)
         w_hh, w_hr, h0, mask, states, *flat = ctx.saved_tensors
@@ -316,6 +333,7 @@ class GRUScan(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        _refuse_double_backward("a GRU")
         if ctx.fused:
             return GRUScan._fused_backward(ctx, grad)
         w_hh, h0, mask, states, *flat = ctx.saved_tensors
