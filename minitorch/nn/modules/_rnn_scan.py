@@ -20,6 +20,12 @@ the reverse direction, not yet begun) and its state passes through the step unch
 :math:`h_t = h_{t-1} + m_t (\tilde h_t - h_{t-1})`. So the forward direction's last state
 is its final state, and the reverse direction starts from the initial state at each
 sequence's own last element.
+
+Where the backend offers fused kernels (the cpu: float32 and float64, no projection, no mask),
+an LSTM's and a GRU's loops run there instead (:mod:`minitorch.rnn_dispatch`,
+``backends/cpu_rnn.py``): one matmul and one kernel per step each way, the same arithmetic as
+the ops below (float64 results equal bit for bit). :data:`use_fused_lstm` and
+:data:`use_fused_gru` switch them off.
 """
 
 from __future__ import annotations
@@ -277,7 +283,6 @@ class LSTMScan(Function):
         if w_hr is not None and ctx.needs_input_grad[2]:
             grad_w_hr = _sum_over_steps(creation.stack(grad_h_new), creation.stack([step[6] for step in saved]))
         return grad_xw, grad_w_hh, grad_w_hr, carried_h, carried_c, None
-
 
     @staticmethod
     def _fused_backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
