@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #: the dtypes the fused kernels take
 FUSED_DTYPES = (dtypes.float32, dtypes.float64)
 #: gates of an LSTM (i, f, g, o)
-GATES = 4
+LSTM_GATES = 4
 #: gates of a GRU (r, z, n)
 GRU_GATES = 3
 
@@ -55,7 +55,7 @@ def fused_lstm_fits(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor") ->
     """Whether :func:`lstm_forward_op` takes these: ``xw`` ``(T, B, 4H)``, ``w_hh`` ``(4H, H)``,
     ``h0`` and ``c0`` ``(B, H)`` (no projection), one float dtype and one device, whose backend
     offers the kernels."""
-    return _fits(GATES, xw, w_hh, h0, c0)
+    return _fits(LSTM_GATES, xw, w_hh, h0, c0)
 
 
 def fused_gru_fits(xw: "Tensor", w_hh: "Tensor", b_hh: "Optional[Tensor]", h0: "Tensor") -> bool:
@@ -82,7 +82,7 @@ def lstm_forward_op(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor", re
     kernels = _kernels(xw, w_hh, h0, c0)
     xw, c0 = xw.contiguous(), c0.contiguous()
     steps, batch, width = xw._data.shape
-    size = width // GATES
+    size = width // LSTM_GATES
     dtype, device = xw._data.dtype, xw._device
     sequence = LstmSequence(
         hs=_result((steps, batch, size), dtype, device), cs=_result((steps, batch, size), dtype, device),
@@ -105,7 +105,7 @@ def lstm_backward_op(grad: "Tensor", w_hh: "Tensor", c0: "Tensor", sequence: Lst
     """``(grad_pre, grad_h0, grad_c0)`` from ``grad`` ``(T, B, 2H)``, the gradients of the hidden and
     cell states of every step side by side."""
     steps, batch, width = sequence.gates._data.shape
-    size = width // GATES
+    size = width // LSTM_GATES
     dtype, device = sequence.gates._data.dtype, sequence.gates._device
     if grad._data.shape != (steps, batch, 2 * size) or grad._data.dtype is not dtype or grad._device != device:
         raise ValueError(f"lstm backward: the gradient must be {[steps, batch, 2 * size]} {dtype} on {device}; "

@@ -1,4 +1,4 @@
-r"""One LSTM time step in one kernel each way: the CPU's :class:`~.base.RecurrentKernels`.
+r"""One LSTM or GRU time step in one kernel each way: the CPU's :class:`~.base.RecurrentKernels`.
 
 With :math:`a = xw_t + h_{t-1} W_{hh}^\top` (the matmul runs before the kernel) in PyTorch's
 gate order :math:`i, f, g, o`, the forward step is
@@ -88,8 +88,9 @@ def lstm_forward_kernel(
     """Step ``t`` from step ``prev``'s cell state (``c0`` when ``prev < 0``).
 
     Per row, plain loops over few arrays, which LLVM runs in SIMD lanes: the sigmoids of each
-    gate block, then the states. (One loop over all ten arrays, branching on the block, took
-    221 us per step of a (32, 128) float32 state against 39 us so: the measured reference.)
+    gate block, then the states. (Per step of a (32, 128) float32 state, on the reference
+    machine: one loop over all ten arrays 221 us, the four blocks in one loop that branches on
+    the block 77 us, these loops 39 us.)
     """
     batch, size = c0.shape
     one, two, four = xw.dtype.type(1), xw.dtype.type(2), xw.dtype.type(4)
