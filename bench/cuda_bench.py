@@ -96,27 +96,32 @@ def timed(fn: Callable[[], Any], repeats: int) -> float:
     return statistics.median(times)
 
 
-def reference_matmul() -> tuple[str, Optional[Callable[[np.ndarray, np.ndarray], Callable[[], Any]]]]:
-    """PyTorch's CUDA matmul, or CuPy's, as a callable factory; ``(name, None)`` if neither."""
+def torch_cuda() -> Any:
+    """PyTorch when it has a CUDA build that sees the GPU, else None."""
     try:
         import torch
-
-        if torch.cuda.is_available():
-            torch.backends.cuda.matmul.allow_tf32 = False  # float32 against float32
-
-            def torch_case(a: np.ndarray, b: np.ndarray) -> Callable[[], Any]:
-                ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-
-                def run() -> Any:
-                    out = ta @ tb
-                    torch.cuda.synchronize()
-                    return out
-
-                return run
-
-            return "torch (cuBLAS)", torch_case
     except ImportError:
-        pass
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def reference_matmul() -> tuple[str, Optional[Callable[[np.ndarray, np.ndarray], Callable[[], Any]]]]:
+    """PyTorch's CUDA matmul, or CuPy's, as a callable factory; ``(name, None)`` if neither."""
+    torch = torch_cuda()
+    if torch is not None:
+        torch.backends.cuda.matmul.allow_tf32 = False  # float32 against float32
+
+        def torch_case(a: np.ndarray, b: np.ndarray) -> Callable[[], Any]:
+            ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+
+            def run() -> Any:
+                out = ta @ tb
+                torch.cuda.synchronize()
+                return out
+
+            return run
+
+        return "torch (cuBLAS)", torch_case
     try:
         import cupy
 
@@ -185,31 +190,28 @@ def bench_elementwise(size: int, repeats: int) -> list[dict[str, Any]]:
     return rows
 
 
-def torch_cuda() -> Any:
-    """PyTorch when it has a CUDA build that sees the GPU, else None."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch if torch.cuda.is_available() else None
-
-
 def bench_fixed_cost(exponents: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
     """Microseconds per ``a + b`` at sizes ``2**e`` (and per in-place add of one element), ours and PyTorch's."""
     torch = torch_cuda()
     rows = []
-    cases: list[tuple[str, int]] = [("a + b", 1 << e) for e in exponents] + [("a.add_(b)", 1)]
-    for name, size in cases:
+
+    def add(x: Any, y: Any) -> Any:
+        return x + y
+
+    def add_in_place(x: Any, y: Any) -> Any:
+        return x.add_(y)
+
+    cases = [("a + b", 1 << e, add) for e in exponents] + [("a.add_(b)", 1, add_in_place)]
+    for name, size, op in cases:  # each op the same call on either library's tensors
         a, b = minitorch.rand(size, device="cuda"), minitorch.rand(size, device="cuda")
-        ours = timed((lambda: a + b) if name == "a + b" else (lambda: a.add_(b)), repeats)
+        ours = timed(lambda: op(a, b), repeats)
         row: dict[str, Any] = {"op": name, "elements": size, "minitorch_us": ours * MICRO,
                                "gb_per_s": 3 * size * FLOAT32_BYTES / ours / GIGA}
         if torch is not None:
             ta, tb = torch.rand(size, device="cuda"), torch.rand(size, device="cuda")
-            op = (lambda: ta + tb) if name == "a + b" else (lambda: ta.add_(tb))
 
             def reference() -> Any:
-                out = op()
+                out = op(ta, tb)
                 torch.cuda.synchronize()
                 return out
 
