@@ -67,14 +67,21 @@ def fused_gru_fits(xw: "Tensor", w_hh: "Tensor", b_hh: "Optional[Tensor]", h0: "
     return bias_fits and _fits(GRU_GATES, xw, w_hh, h0)
 
 
+def _checked_backend(fits: bool, layer: str, takes: str, **operands: "Optional[Tensor]") -> RecurrentKernels:
+    """The first operand's backend when the operands ``fits``, else a ValueError naming each of them."""
+    first = next(iter(operands.values()))
+    if not fits:
+        described = ", ".join(f"{name} {list(t.shape)} {t.dtype} {t.device}"
+                              for name, t in operands.items() if t is not None)
+        raise ValueError(f"{layer.lower()} kernel: the {backend_of(first).name} backend's fused {layer} takes {takes}, "
+                         f"float32 or float64 on one device; got {described}")
+    return cast(RecurrentKernels, backend_of(first))
+
+
 def _kernels(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor") -> RecurrentKernels:
     """``xw``'s backend, once the operands are checked (ValueError naming them otherwise)."""
-    if not fused_lstm_fits(xw, w_hh, h0, c0):
-        described = ", ".join(f"{name} {list(t.shape)} {t.dtype} {t.device}"
-                              for name, t in (("xw", xw), ("w_hh", w_hh), ("h0", h0), ("c0", c0)))
-        raise ValueError(f"lstm kernel: the {backend_of(xw).name} backend's fused LSTM takes xw (T, B, 4H), "
-                         f"w_hh (4H, H), h0 and c0 (B, H), float32 or float64 on one device; got {described}")
-    return cast(RecurrentKernels, backend_of(xw))
+    return _checked_backend(fused_lstm_fits(xw, w_hh, h0, c0), "LSTM", "xw (T, B, 4H), w_hh (4H, H), h0 and c0 (B, H)",
+                            xw=xw, w_hh=w_hh, h0=h0, c0=c0)
 
 
 def lstm_forward_op(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor", reverse: bool) -> LstmSequence:
@@ -131,12 +138,9 @@ class GruSequence(NamedTuple):
 
 def gru_forward_op(xw: "Tensor", w_hh: "Tensor", b_hh: "Optional[Tensor]", h0: "Tensor", reverse: bool) -> GruSequence:
     """Every step of one GRU direction over ``xw`` (the input's share of the gates, ``b_ih`` in)."""
-    if not fused_gru_fits(xw, w_hh, b_hh, h0):
-        described = ", ".join(f"{name} {list(t.shape)} {t.dtype} {t.device}" for name, t in
-                              (("xw", xw), ("w_hh", w_hh), ("b_hh", b_hh), ("h0", h0)) if t is not None)
-        raise ValueError(f"gru kernel: the {backend_of(xw).name} backend's fused GRU takes xw (T, B, 3H), "
-                         f"w_hh (3H, H), b_hh (3H,) or none, h0 (B, H), float32 or float64 on one device; got {described}")
-    kernels = cast(RecurrentKernels, backend_of(xw))
+    kernels = _checked_backend(fused_gru_fits(xw, w_hh, b_hh, h0), "GRU",
+                               "xw (T, B, 3H), w_hh (3H, H), b_hh (3H,) or none, h0 (B, H)",
+                               xw=xw, w_hh=w_hh, b_hh=b_hh, h0=h0)
     xw, h0 = xw.contiguous(), h0.contiguous()
     steps, batch, width = xw._data.shape
     size = width // GRU_GATES
