@@ -138,7 +138,7 @@ def test_gru_time_loop_gradients_match_central_differences(reverse: bool) -> Non
     assert fused_calls(check, "gru_forward_op") > 0, "the fused kernels did not run"
 
 
-def test_where_the_fused_kernels_run() -> None:
+def test_where_the_fused_kernels_run(monkeypatch: pytest.MonkeyPatch) -> None:
     x = minitorch.randn(STEPS, BATCH, INPUT)
     assert fused_calls(lambda: minitorch.nn.LSTM(INPUT, HIDDEN, num_layers=2, bidirectional=True)(x)) == 4
     # a projection, a packed batch of different lengths, float16, the simple backend, the switch: composed
@@ -147,11 +147,9 @@ def test_where_the_fused_kernels_run() -> None:
     assert fused_calls(lambda: minitorch.nn.LSTM(INPUT, HIDDEN)(packed)) == 0
     with minitorch.backends.use("simple"):
         assert fused_calls(lambda: minitorch.nn.LSTM(INPUT, HIDDEN)(x)) == 0
-    previous, _rnn_scan.use_fused_lstm = _rnn_scan.use_fused_lstm, False
-    try:
+    with monkeypatch.context() as switched:
+        switched.setattr(_rnn_scan, "use_fused_lstm", False)
         assert fused_calls(lambda: minitorch.nn.LSTM(INPUT, HIDDEN)(x)) == 0
-    finally:
-        _rnn_scan.use_fused_lstm = previous
     gru = "gru_forward_op"
     assert fused_calls(lambda: minitorch.nn.GRU(INPUT, HIDDEN, num_layers=2, bias=False)(x), gru) == 2
     assert fused_calls(lambda: minitorch.nn.GRUCell(INPUT, HIDDEN)(x[0]), gru) == 1
@@ -196,19 +194,16 @@ def test_the_kernels_refuse_a_buffer_that_is_not_contiguous() -> None:
 
 @pytest.mark.parametrize("layer", ["RNN", "LSTM", "GRU", "LSTMCell"])
 @pytest.mark.parametrize("fused", [True, False], ids=["fused", "composed"])
-def test_double_backward_is_refused_rather_than_wrong(layer: str, fused: bool) -> None:
+def test_double_backward_is_refused_rather_than_wrong(layer: str, fused: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The hand-written backward of the time loop reads its saved activations as constants: a graph
     recorded through it would miss their dependence on the weights (as PyTorch refuses for cuDNN's RNNs)."""
-    previous = (_rnn_scan.use_fused_lstm, _rnn_scan.use_fused_gru)
-    _rnn_scan.use_fused_lstm = _rnn_scan.use_fused_gru = fused
-    try:
-        module = getattr(minitorch.nn, layer)(INPUT, HIDDEN)
-        x = minitorch.randn(*((BATCH, INPUT) if layer.endswith("Cell") else (STEPS, BATCH, INPUT)), requires_grad=True)
-        out = module(x)
-        first = out[0] if isinstance(out, tuple) else out
-        with pytest.raises(RuntimeError, match=r"double backward through an? (RNN|LSTM|GRU) is not supported"):
-            minitorch.autograd.grad(first.pow(2).sum(), x, create_graph=True)
-        (grad_x,) = minitorch.autograd.grad(first.pow(2).sum(), x)  # once is fine
-        assert grad_x.shape == x.shape
-    finally:
-        _rnn_scan.use_fused_lstm, _rnn_scan.use_fused_gru = previous
+    for switch in SWITCHES.values():
+        monkeypatch.setattr(_rnn_scan, switch, fused)
+    module = getattr(minitorch.nn, layer)(INPUT, HIDDEN)
+    x = minitorch.randn(*((BATCH, INPUT) if layer.endswith("Cell") else (STEPS, BATCH, INPUT)), requires_grad=True)
+    out = module(x)
+    first = out[0] if isinstance(out, tuple) else out
+    with pytest.raises(RuntimeError, match=r"double backward through an? (RNN|LSTM|GRU) is not supported"):
+        minitorch.autograd.grad(first.pow(2).sum(), x, create_graph=True)
+    (grad_x,) = minitorch.autograd.grad(first.pow(2).sum(), x)  # once is fine
+    assert grad_x.shape == x.shape
