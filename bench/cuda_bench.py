@@ -8,9 +8,11 @@ Run on a machine with an NVIDIA GPU (``pip install -e ".[cuda,bench]"``)::
 Without a GPU, or on Numba's CUDA simulator (which measures Python, not a GPU), it prints
 why and exits with status 0. What it reports:
 
-* **matmul**: the tiled shared-memory kernel on square float32 matrices of side 1024 to
-  8192, in TFLOP/s (``2 n^3`` operations), and its ratio to PyTorch's CUDA matmul (cuBLAS)
-  on the same GPU, or to CuPy's when PyTorch has no CUDA build here; "n/a" without either.
+* **matmul**: square float32 matrices of side 1024 to 8192, in TFLOP/s (``2 n^3``
+  operations), by each kernel (the one the backend chooses, the students' tiled
+  shared-memory kernel, the register-blocked kernel at two blockings), and the ratio to
+  PyTorch's CUDA matmul (cuBLAS) on the same GPU, or to CuPy's when PyTorch has no CUDA
+  build here; "n/a" without either.
 * **elementwise**: ``a + b`` and ``exp(a)`` on 2^26 float32 elements, as GB/s moved
   (bytes read plus written) and as a fraction of the GPU's peak memory bandwidth
   (computed from the memory clock and bus width the driver reports).
@@ -30,13 +32,14 @@ The figures also go to ``bench/results/cuda_latest.json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -53,6 +56,14 @@ QUICK_ELEMENTWISE_SIZE = 1 << 22
 SWEEP_EXPONENTS = (0, 10, 14, 18, 22, 26)
 QUICK_SWEEP_EXPONENTS = (0, 10, 18, 22)
 MICRO = 1e6
+#: the matmul kernels compared, as settings of the cuda backend's module: what it chooses by
+#: itself, the students' tiled kernel, and the register-blocked kernel at two blockings
+MATMUL_KERNELS: dict[str, dict[str, Any]] = {
+    "backend's choice": {},
+    "tiled 16x16 (task 3.7)": {"use_blocked_matmul": False},
+    "blocked 64x64, 4x4 per thread": {"use_blocked_matmul": True, "BLOCKED_MATMUL": (64, 64, 8, 4, 4), "BLOCKED_MIN_BLOCKS": 0},
+    "blocked 128x128, 8x8 per thread": {"use_blocked_matmul": True, "BLOCKED_MATMUL": (128, 128, 8, 8, 8), "BLOCKED_MIN_BLOCKS": 0},
+}
 MLP_HIDDEN = (100, 1000)
 MLP_BATCH = 256
 MLP_FEATURES = 64
@@ -140,7 +151,23 @@ def reference_matmul() -> tuple[str, Optional[Callable[[np.ndarray, np.ndarray],
         return "n/a", None
 
 
+@contextlib.contextmanager
+def backend_settings(settings: dict[str, Any]) -> Iterator[None]:
+    """The cuda backend's module settings (kernel choice, blocking sizes) set for a while."""
+    from minitorch.backends import cuda as cuda_backend
+
+    saved = {name: getattr(cuda_backend, name) for name in settings}
+    for name, value in settings.items():
+        setattr(cuda_backend, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(cuda_backend, name, value)
+
+
 def bench_matmul(sides: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
+    """One row per side and kernel of :data:`MATMUL_KERNELS`, each beside the reference."""
     name, reference = reference_matmul()
     rng = np.random.default_rng(0)
     rows = []
@@ -148,16 +175,18 @@ def bench_matmul(sides: tuple[int, ...], repeats: int) -> list[dict[str, Any]]:
         a_np = rng.standard_normal((n, n), dtype=np.float32)
         b_np = rng.standard_normal((n, n), dtype=np.float32)
         a, b = minitorch.tensor(a_np, device="cuda"), minitorch.tensor(b_np, device="cuda")
-        seconds = timed(lambda: a @ b, repeats)
         flops = FLOPS_PER_MULTIPLY_ADD * n**3
-        row: dict[str, Any] = {"n": n, "minitorch_tflops": flops / seconds / TERA, "reference": name}
-        if reference is not None:
-            ref_seconds = timed(reference(a_np, b_np), repeats)
-            row["reference_tflops"] = flops / ref_seconds / TERA
-            row["ratio"] = ref_seconds / seconds
-        rows.append(row)
-        print(f"matmul {n:5d}: {row['minitorch_tflops']:7.2f} TFLOP/s"
-              + (f"   {name} {row['reference_tflops']:7.2f} TFLOP/s   ratio {row['ratio']:.3f}" if "ratio" in row else ""))
+        ref_seconds = timed(reference(a_np, b_np), repeats) if reference is not None else None
+        for kernel, settings in MATMUL_KERNELS.items():
+            with backend_settings(settings):
+                seconds = timed(lambda: a @ b, repeats)
+            row: dict[str, Any] = {"n": n, "kernel": kernel, "minitorch_tflops": flops / seconds / TERA, "reference": name}
+            if ref_seconds is not None:
+                row["reference_tflops"] = flops / ref_seconds / TERA
+                row["ratio"] = ref_seconds / seconds
+            rows.append(row)
+            print(f"matmul {n:5d} {kernel:34s} {row['minitorch_tflops']:7.2f} TFLOP/s"
+                  + (f"   {name} {row['reference_tflops']:7.2f} TFLOP/s   ratio {row['ratio']:.3f}" if "ratio" in row else ""))
     return rows
 
 

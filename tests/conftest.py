@@ -27,8 +27,13 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 #: launch sizes of the cuda backend while testing: on Numba's simulator (one Python thread
-#: per GPU thread) tiny inputs must still span several blocks, reduction rounds and tiles
-CUDA_TEST_LAUNCH = {"THREADS_PER_BLOCK": 8, "REDUCE_THREADS": 4, "TILE": 4, "MAX_BLOCKS": 3, "MAX_BATCH_BLOCKS": 2}
+#: per GPU thread) tiny inputs must still span several blocks, reduction rounds and tiles.
+#: Products take the students' tiled kernel (task 3.7), whatever their size; the
+#: register-blocked kernel has its own tests (``test_cuda_matmul_blocked.py``).
+CUDA_TEST_LAUNCH = {
+    "THREADS_PER_BLOCK": 8, "REDUCE_THREADS": 4, "TILE": 4, "MAX_BLOCKS": 3, "MAX_BATCH_BLOCKS": 2,
+    "use_blocked_matmul": False,
+}
 
 
 @pytest.fixture

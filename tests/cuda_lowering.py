@@ -11,6 +11,13 @@ Run as ``python tests/cuda_lowering.py NAME...`` (no names: every case); prints 
 object per case, ``{"case": NAME, "error": null or "Type: message"}``. The case ``canary``
 is a kernel that runs on the simulator but cannot be lowered (it calls ``np.fmod``): it
 shows that this check sees what the simulator misses.
+
+``python tests/cuda_lowering.py --ptx NAME...`` goes one step further for the named cases:
+it optimises the IR with llvmlite's LLVM and emits PTX through LLVM's own NVPTX back end (a
+stand-in for NVVM, which needs the toolkit) and prints ``{"case": NAME, "local_memory":
+bool}``: whether the kernel keeps arrays in the GPU's slow per-thread local memory rather
+than in registers. The case ``local_canary`` indexes its local array at a run-time
+position, which no compiler can keep in registers.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ numba.cuda.dispatcher.get_current_device = _pretend_device
 
 from minitorch.backends import cuda as backend  # noqa: E402
 from minitorch.backends import cuda_kernels as kernels  # noqa: E402
+from minitorch.backends import cuda_matmul_blocked  # noqa: E402
 
 INT = types.int64
 BOOL = types.boolean
@@ -88,6 +96,13 @@ def arg_reduce_case(a: str) -> tuple[Callable, tuple]:
 def matmul_case(dtype: str) -> tuple[Callable, tuple]:
     acc = numba.from_dtype(np.dtype(dtype)) if np.dtype(dtype).kind == "f" else types.int64
     kernel = kernels.matmul_kernel(backend.TILE, acc)
+    operand = (array(dtype), INT, LAYOUT)
+    return kernel.py_func, (INT, array(dtype), INT, LAYOUT, LAYOUT, *operand, *operand, INT)
+
+
+def blocked_matmul_case(dtype: str) -> tuple[Callable, tuple]:
+    """The register-blocked kernel at the backend's sizes (float products only)."""
+    kernel = cuda_matmul_blocked.blocked_matmul_kernel(*backend.BLOCKED_MATMUL, numba.from_dtype(np.dtype(dtype)))
     operand = (array(dtype), INT, LAYOUT)
     return kernel.py_func, (INT, array(dtype), INT, LAYOUT, LAYOUT, *operand, *operand, INT)
 
@@ -136,6 +151,8 @@ def cases() -> dict[str, tuple[Callable, tuple]]:
     found["reduce[bool<-uint8]"] = reduce_case("bool", "uint8")  # any, all
     for dtype in ("int32", "int64", "float32", "float64"):
         found[f"matmul[{dtype}]"] = matmul_case(dtype)
+    for dtype in ("float32", "float64"):
+        found[f"blocked_matmul[{dtype}]"] = blocked_matmul_case(dtype)
     for dtype in ATOMIC_DTYPES:
         found[f"accumulate[{dtype}]"] = accumulate_case(dtype)
         found[f"scatter_add[{dtype}]"] = scatter_add_case(dtype)
@@ -147,15 +164,42 @@ def canary_kernel(out: Any, a: Any) -> None:
     out[0] = np.fmod(a[0], a[1])
 
 
-def lower(kernel: Callable, signature: tuple) -> None:
-    """Type and lower ``kernel`` for the GPU (raises what Numba raises)."""
-    compile_cuda(kernel, types.void, signature, cc=TARGET_CC)
+def local_canary_kernel(out: Any, a: Any) -> None:
+    """A local array read at a position known only at run time: it must live in local memory."""
+    scratch = numba.cuda.local.array(8, numba.float32)
+    for x in range(8):
+        scratch[x] = a[x]
+    out[0] = scratch[int(a[8])]
+
+
+def lower(kernel: Callable, signature: tuple) -> Any:
+    """Type and lower ``kernel`` for the GPU (raises what Numba raises); its code library."""
+    return compile_cuda(kernel, types.void, signature, cc=TARGET_CC).library
+
+
+def uses_local_memory(kernel: Callable, signature: tuple) -> bool:
+    """Whether the PTX of ``kernel``, optimised at -O3, declares per-thread local memory."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    module = llvm.parse_assembly(lower(kernel, signature).get_llvm_str())
+    module.triple = "nvptx64-nvidia-cuda"
+    machine = llvm.Target.from_triple(module.triple).create_target_machine(cpu=f"sm_{TARGET_CC[0]}{TARGET_CC[1]}", opt=3)
+    passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=3))
+    passes.getModulePassManager().run(module, passes)
+    return ".local" in machine.emit_assembly(module)
 
 
 def main(names: list[str]) -> int:
     every = cases()
     every["canary"] = (canary_kernel, (array("float32"), array("float32")))
-    for name in names or [name for name in every if name != "canary"]:
+    every["local_canary"] = (local_canary_kernel, (array("float32"), array("float32")))
+    if names[:1] == ["--ptx"]:
+        for name in names[1:]:
+            print(json.dumps({"case": name, "local_memory": uses_local_memory(*every[name])}), flush=True)
+        return 0
+    for name in names or [name for name in every if not name.endswith("canary")]:
         kernel, signature = every[name]
         try:
             lower(kernel, signature)

@@ -24,6 +24,9 @@ def tiny_bench(monkeypatch: pytest.MonkeyPatch, small_cuda: None) -> None:
     """The bench at sizes the simulator runs in seconds, as if on a GPU."""
     monkeypatch.setattr(cuda_bench, "gpu_or_reason", lambda: None)
     monkeypatch.setattr(cuda_bench, "QUICK_MATMUL_SIDES", (8,))
+    small_blocking = {"use_blocked_matmul": True, "BLOCKED_MATMUL": (4, 4, 2, 2, 2), "BLOCKED_MIN_BLOCKS": 0}
+    kernels = {"backend's choice": {}, "tiled": {"use_blocked_matmul": False}, "blocked": small_blocking}
+    monkeypatch.setattr(cuda_bench, "MATMUL_KERNELS", kernels)
     monkeypatch.setattr(cuda_bench, "QUICK_ELEMENTWISE_SIZE", 64)
     monkeypatch.setattr(cuda_bench, "QUICK_SWEEP_EXPONENTS", (0, 5))
     monkeypatch.setattr(cuda_bench, "QUICK_REPEATS", 1)
@@ -37,12 +40,15 @@ def test_every_section_writes_its_rows(tmp_path: Path, capsys: pytest.CaptureFix
     out = tmp_path / "cuda.json"
     assert cuda_bench.main(["--quick", "--json", str(out)]) == 0
     results: dict[str, Any] = json.loads(out.read_text())
-    assert [row["n"] for row in results["matmul"]] == [8]
+    assert [(row["n"], row["kernel"]) for row in results["matmul"]] == [(8, "backend's choice"), (8, "tiled"), (8, "blocked")]
     assert [row["op"] for row in results["elementwise"]] == ["a + b", "exp(a)"]
     assert [(row["op"], row["elements"]) for row in results["fixed_cost"]] == [("a + b", 1), ("a + b", 32), ("a.add_(b)", 1)]
     assert all(row["minitorch_us"] > 0 for row in results["fixed_cost"])
     assert [row["hidden"] for row in results["training"]] == [6]
     assert "failed" not in capsys.readouterr().out
+    from minitorch.backends import cuda as cuda_backend
+
+    assert cuda_backend.use_blocked_matmul is False  # the kernels' settings are put back
 
 
 @pytest.mark.usefixtures("tiny_bench")

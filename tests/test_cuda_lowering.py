@@ -16,22 +16,26 @@ from pathlib import Path
 
 import pytest
 
-from minitorch.backends import cuda_kernels
+from minitorch.backends import cuda_kernels, cuda_matmul_blocked
 
 CHILD = Path(__file__).resolve().parent / "cuda_lowering.py"
 #: the child lowers ~120 kernels at about half a second each
 CHILD_TIMEOUT_S = 600
 
 
-def lowered(*names: str) -> dict[str, str | None]:
-    """``{case: error or None}`` from the child for ``names`` (none: every case)."""
+def child_rows(*arguments: str) -> list[dict]:
+    """The JSON rows the child prints for ``arguments``."""
     env = {key: value for key, value in os.environ.items() if key != "NUMBA_ENABLE_CUDASIM"}
     run = subprocess.run(
-        [sys.executable, str(CHILD), *names], capture_output=True, text=True, env=env, timeout=CHILD_TIMEOUT_S
+        [sys.executable, str(CHILD), *arguments], capture_output=True, text=True, env=env, timeout=CHILD_TIMEOUT_S
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    rows = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
-    return {row["case"]: row["error"] for row in rows}
+    return [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+
+
+def lowered(*names: str) -> dict[str, str | None]:
+    """``{case: error or None}`` from the child for ``names`` (none: every case)."""
+    return {row["case"]: row["error"] for row in child_rows(*names)}
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +49,9 @@ def test_every_kernel_lowers_for_a_gpu(every_case: dict[str, str | None]) -> Non
 
 
 def test_the_cases_cover_every_kernel(every_case: dict[str, str | None]) -> None:
-    kernels = {name.removesuffix("_kernel") for name in vars(cuda_kernels) if name.endswith("_kernel")}
+    kernels = {
+        name.removesuffix("_kernel") for module in (cuda_kernels, cuda_matmul_blocked) for name in vars(module) if name.endswith("_kernel")
+    }
     covered = {case.split("[")[0] for case in every_case}
     assert kernels == covered, f"kernels without a case: {kernels - covered}; cases of no kernel: {covered - kernels}"
     assert len(every_case) > 100
@@ -54,3 +60,11 @@ def test_the_cases_cover_every_kernel(every_case: dict[str, str | None]) -> None
 def test_a_kernel_only_the_simulator_runs_is_caught() -> None:
     error = lowered("canary")["canary"]
     assert error is not None and "fmod" in error
+
+
+def test_the_blocked_matmul_keeps_its_accumulators_in_registers() -> None:
+    # per-thread arrays indexed only at positions known when compiling (unrolled loops) become
+    # registers; one left in local memory would cost the kernel its point
+    rows = child_rows("--ptx", "blocked_matmul[float32]", "blocked_matmul[float64]", "local_canary")
+    local = {row["case"]: row["local_memory"] for row in rows}
+    assert local == {"blocked_matmul[float32]": False, "blocked_matmul[float64]": False, "local_canary": True}

@@ -33,6 +33,7 @@ from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
 from . import opcodes
 from .base import log_softmax_by_primitives, reduce_has_work
+from .cuda_matmul_blocked import blocked_matmul_kernel, check_blocking
 from .opcodes import code_of
 
 #: threads per block of the elementwise kernels
@@ -46,6 +47,15 @@ TILE = 16
 MAX_BLOCKS = 1 << 16
 #: the most blocks along z of a matmul launch (one per batch; the kernel loops over the rest)
 MAX_BATCH_BLOCKS = 65535
+#: whether float products large enough (:data:`BLOCKED_MIN_BLOCKS`) take the register-blocked
+#: kernel of :mod:`.cuda_matmul_blocked` instead of the students' tiled one (task 3.7)
+use_blocked_matmul = True
+#: the register-blocked kernel's ``(block_m, block_n, block_k, thread_m, thread_n)``: a block
+#: computes a 64 x 64 tile of ``out`` with 256 threads of 4 x 4 cells each
+BLOCKED_MATMUL = (64, 64, 8, 4, 4)
+#: the fewest blocks of ``out`` (over all batches) that take the blocked kernel: below about
+#: one per multiprocessor, the students' kernel's 16x more, smaller blocks keep more of them busy
+BLOCKED_MIN_BLOCKS = 128
 
 _HALF = np.dtype(np.float16)
 _FLOAT = np.dtype(np.float32)
@@ -243,12 +253,20 @@ class CudaBackend:
         b_strides = expand_strides(b.shape[:-2], b.strides[:-2], batch) + b.strides[-2:]
         dtype = out.storage.dtype
         acc = numba.from_dtype(dtype) if dtype.kind == "f" else numba.int64
-        tile = TILE
-        grid = (-(-m // tile), -(-n // tile), min(batches, MAX_BATCH_BLOCKS))
-        kernels.matmul_kernel(tile, acc)[grid, (tile, tile)](
+        arguments = (
             batches, out.storage, out.offset, out.shape, out.strides,
             _operand(a), a.offset, a_strides, _operand(b), b.offset, b_strides, a.shape[-1],
         )
+        if use_blocked_matmul and dtype.kind == "f":
+            block_m, block_n, block_k, thread_m, thread_n = BLOCKED_MATMUL
+            grid = (-(-m // block_n), -(-n // block_m), min(batches, MAX_BATCH_BLOCKS))
+            if grid[0] * grid[1] * batches >= BLOCKED_MIN_BLOCKS:
+                threads = check_blocking(*BLOCKED_MATMUL)
+                blocked_matmul_kernel(block_m, block_n, block_k, thread_m, thread_n, acc)[grid, threads](*arguments)
+                return
+        tile = TILE
+        grid = (-(-m // tile), -(-n // tile), min(batches, MAX_BATCH_BLOCKS))
+        kernels.matmul_kernel(tile, acc)[grid, (tile, tile)](*arguments)
 
     # ---- indexing primitives: atomics where several updates may meet ----
 
