@@ -20,6 +20,10 @@ why and exits with status 0. What it reports:
   storage) on 1 element, in microseconds per op beside PyTorch's: the small sizes show what
   each op costs before any data moves (the launch from Python, the new storage), the large
   ones how close the kernel comes to the memory bandwidth.
+* **launch cost**: a one-element ``a + b`` taken apart, host microseconds per call of each
+  layer: a device allocation, an empty kernel's launch, the zip kernel's launch with its
+  arguments ready, the backend's ``zip``, ``add(..., out=)``, and the whole ``a + b``;
+  each row minus the one above is what that layer adds.
 * **MLP training**: steps per second of SGD on a 2-layer MLP (hidden 100 and 1000) on
   cuda against the cpu backend, and the speed-up.
 
@@ -56,6 +60,8 @@ QUICK_ELEMENTWISE_SIZE = 1 << 22
 SWEEP_EXPONENTS = (0, 10, 14, 18, 22, 26)
 QUICK_SWEEP_EXPONENTS = (0, 10, 18, 22)
 MICRO = 1e6
+#: calls in a row per timing of the launch-cost layers
+LAUNCH_CALLS = 200
 #: the matmul kernels compared, as settings of the cuda backend's module: what it chooses by
 #: itself, the students' tiled kernel, and the register-blocked kernel at two blockings
 MATMUL_KERNELS: dict[str, dict[str, Any]] = {
@@ -251,6 +257,63 @@ def bench_fixed_cost(exponents: tuple[int, ...], repeats: int) -> list[dict[str,
     return rows
 
 
+def per_call_us(fn: Callable[[], Any], calls: int, repeats: int) -> float:
+    """Microseconds of host time per call of ``fn``, ``calls`` in a row with one synchronize at
+    the end (kernels run asynchronously: what is timed is what the host spends per call)."""
+    fn()
+    minitorch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        minitorch.cuda.synchronize()
+        times.append((time.perf_counter() - start) / calls)
+    return statistics.median(times) * MICRO
+
+
+def launch_layers() -> list[tuple[str, Callable[[], Any]]]:
+    """One-element ``a + b`` taken apart, layer by layer from the bottom: what each adds."""
+    from numba import cuda
+
+    from minitorch.backends import cuda as cuda_backend
+    from minitorch.backends import cuda_kernels, opcodes
+
+    @cuda.jit
+    def noop(x: Any) -> None:
+        pass
+
+    a, b = minitorch.rand(1, device="cuda"), minitorch.rand(1, device="cuda")
+    out = minitorch.empty(1, device="cuda")
+    backend = cuda_backend.CudaBackend()
+    add = opcodes.BINARY_CODES["add"]
+    storages = (out._data.storage, a._data.storage, b._data.storage)
+    shape, strides = (1,), (1,)
+
+    def zip_launch() -> None:
+        cuda_kernels.zip_kernel[1, cuda_backend.THREADS_PER_BLOCK](
+            add, 1, True, storages[0], 0, shape, strides, storages[1], 0, strides, storages[2], 0, strides)
+
+    return [
+        ("device_array(1)", lambda: cuda.device_array(1, np.float32)),
+        ("empty kernel, 1 array argument", lambda: noop[1, 1](storages[0])),
+        ("zip kernel launch, arguments ready", zip_launch),
+        ("backend.zip into an existing out", lambda: backend.zip("add", a._data, b._data, out._data)),
+        ("torch.add(a, b, out=out)", lambda: minitorch.add(a, b, out=out)),
+        ("a + b", lambda: a + b),
+    ]
+
+
+def bench_launch_cost(repeats: int) -> list[dict[str, Any]]:
+    """Host microseconds per call of each layer of a one-element ``a + b`` (:func:`launch_layers`)."""
+    rows = []
+    for name, fn in launch_layers():
+        row = {"layer": name, "us_per_call": per_call_us(fn, LAUNCH_CALLS, repeats)}
+        rows.append(row)
+        print(f"{name:40s} {row['us_per_call']:8.1f} us per call")
+    return rows
+
+
 def train_steps_per_second(device: str, hidden: int, steps: int) -> float:
     """SGD steps per second of a 2-layer MLP on ``device``."""
     minitorch.manual_seed(0)
@@ -306,6 +369,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     sections: dict[str, Callable[[], Any]] = {
         "matmul": lambda: bench_matmul(QUICK_MATMUL_SIDES if args.quick else MATMUL_SIDES, repeats),
         "elementwise": lambda: bench_elementwise(QUICK_ELEMENTWISE_SIZE if args.quick else ELEMENTWISE_SIZE, repeats),
+        "launch_cost": lambda: bench_launch_cost(repeats),
         "fixed_cost": lambda: bench_fixed_cost(QUICK_SWEEP_EXPONENTS if args.quick else SWEEP_EXPONENTS, repeats),
         "training": lambda: bench_training(MLP_STEPS // 4 if args.quick else MLP_STEPS),
     }

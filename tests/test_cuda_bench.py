@@ -31,6 +31,7 @@ def tiny_bench(monkeypatch: pytest.MonkeyPatch, small_cuda: None) -> None:
     monkeypatch.setattr(cuda_bench, "QUICK_SWEEP_EXPONENTS", (0, 5))
     monkeypatch.setattr(cuda_bench, "QUICK_REPEATS", 1)
     monkeypatch.setattr(cuda_bench, "WARMUP_CALLS", 1)
+    monkeypatch.setattr(cuda_bench, "LAUNCH_CALLS", 2)
     for name, value in {"MLP_HIDDEN": (6,), "MLP_BATCH": 4, "MLP_FEATURES": 3, "MLP_STEPS": 4}.items():
         monkeypatch.setattr(cuda_bench, name, value)
 
@@ -45,6 +46,7 @@ def test_every_section_writes_its_rows(tmp_path: Path, capsys: pytest.CaptureFix
     assert [(row["op"], row["elements"]) for row in results["fixed_cost"]] == [("a + b", 1), ("a + b", 32), ("a.add_(b)", 1)]
     assert all(row["minitorch_us"] > 0 for row in results["fixed_cost"])
     assert [row["hidden"] for row in results["training"]] == [6]
+    assert len(results["launch_cost"]) == 6 and all(row["us_per_call"] > 0 for row in results["launch_cost"])
     assert "failed" not in capsys.readouterr().out
     from minitorch.backends import cuda as cuda_backend
 
