@@ -16,7 +16,7 @@ import numpy as np
 from . import dtypes
 from .backends.base import AdamStep, OptimizerKernels, SgdStep, offers
 from .dispatch import backend_of
-from .tensor_data import strides_from_shape
+from .tensor_data import TensorData, strides_from_shape
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -31,21 +31,24 @@ def fused_update_fits(param: "Tensor", grad: "Tensor", buffers: Sequence["Tensor
     device, with memory of their own (no operand overlaps another).
 
     Asked for every parameter at every step, so it is written to be quick: strides compared with
-    the row-major ones, and memory compared only between views of one allocation."""
+    the row-major ones, and host memory compared only between views of one allocation (device
+    memory by the address ranges the CUDA array interface gives)."""
     data = param._data
     dtype, shape, device = data.dtype, data.shape, param._device
     if dtype not in FUSED_DTYPES or not offers(backend_of(param), OptimizerKernels):
         return False
     strides = strides_from_shape(shape)
-    owners = []
-    for t in (param, grad, *buffers):
+    operands = (param, grad, *buffers)
+    for t in operands:
         other = t._data
         if other.dtype is not dtype or other.shape != shape or other.strides != strides or t._device != device:
             return False
-        owners.append(_owner(other.storage))
+    if not isinstance(data.storage, np.ndarray):  # a device's memory
+        return not _spans_overlap([_device_span(t._data) for t in operands])
+    owners = [_owner(t._data.storage) for t in operands]
     if len(set(map(id, owners))) == len(owners):
         return True
-    return not _overlapping((param, grad, *buffers))
+    return not _overlapping(operands)
 
 
 def _owner(array: np.ndarray) -> object:
@@ -53,6 +56,22 @@ def _owner(array: np.ndarray) -> object:
     while isinstance(array.base, np.ndarray):
         array = array.base
     return array if array.base is None else array.base
+
+
+def _device_span(td: TensorData) -> tuple[int, int]:
+    """The device addresses ``[start, stop)`` of a contiguous view's elements, from the CUDA array
+    interface (the simulator's arrays wrap NumPy arrays and give NumPy's interface)."""
+    storage = td.storage
+    interface = getattr(storage, "__cuda_array_interface__", None) or storage.__array_interface__
+    itemsize = storage.dtype.itemsize
+    start = interface["data"][0] + td.offset * itemsize
+    return start, start + td.size * itemsize
+
+
+def _spans_overlap(spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether any two of the address ranges ``[start, stop)`` share an address."""
+    ordered = sorted(span for span in spans if span[0] < span[1])
+    return any(later[0] < earlier[1] for earlier, later in zip(ordered, ordered[1:]))
 
 
 def _overlapping(operands: Sequence["Tensor"]) -> bool:

@@ -54,7 +54,7 @@ numba.cuda.dispatcher.get_current_device = _pretend_device
 
 from minitorch.backends import cuda as backend  # noqa: E402
 from minitorch.backends import cuda_kernels as kernels  # noqa: E402
-from minitorch.backends import cuda_matmul_blocked  # noqa: E402
+from minitorch.backends import cuda_matmul_blocked, cuda_optim  # noqa: E402
 
 INT = types.int64
 BOOL = types.boolean
@@ -107,6 +107,22 @@ def blocked_matmul_case(dtype: str) -> tuple[Callable, tuple]:
     return kernel.py_func, (INT, array(dtype), INT, LAYOUT, LAYOUT, *operand, *operand, INT)
 
 
+def adam_case(dtype: str) -> tuple[Callable, tuple]:
+    """Adam's step: five buffers, eight numbers of the parameter's dtype, the decay, two flags."""
+    number = numba.from_dtype(np.dtype(dtype))
+    return cuda_optim.adam_kernel.py_func, (INT, *[array(dtype)] * 5, *[number] * 8, INT, BOOL, BOOL)
+
+
+def sgd_case(dtype: str) -> tuple[Callable, tuple]:
+    number = numba.from_dtype(np.dtype(dtype))
+    return cuda_optim.sgd_kernel.py_func, (INT, array(dtype), array(dtype), number, number, BOOL, BOOL)
+
+
+def sgd_momentum_case(dtype: str) -> tuple[Callable, tuple]:
+    number = numba.from_dtype(np.dtype(dtype))
+    return cuda_optim.sgd_momentum_kernel.py_func, (INT, *[array(dtype)] * 3, *[number] * 4, *[BOOL] * 5)
+
+
 def accumulate_case(dtype: str) -> tuple[Callable, tuple]:
     return kernels.accumulate_kernel.py_func, (INT, array(dtype), INT, LAYOUT, LAYOUT, array(dtype), INT, LAYOUT)
 
@@ -153,6 +169,9 @@ def cases() -> dict[str, tuple[Callable, tuple]]:
         found[f"matmul[{dtype}]"] = matmul_case(dtype)
     for dtype in ("float32", "float64"):
         found[f"blocked_matmul[{dtype}]"] = blocked_matmul_case(dtype)
+        found[f"adam[{dtype}]"] = adam_case(dtype)
+        found[f"sgd[{dtype}]"] = sgd_case(dtype)
+        found[f"sgd_momentum[{dtype}]"] = sgd_momentum_case(dtype)
     for dtype in ATOMIC_DTYPES:
         found[f"accumulate[{dtype}]"] = accumulate_case(dtype)
         found[f"scatter_add[{dtype}]"] = scatter_add_case(dtype)

@@ -48,9 +48,9 @@ def start_value(shape: tuple[int, ...], dtype: minitorch.dtype) -> np.ndarray:
 
 
 def train(optimizer: Optimizer, dtype: minitorch.dtype, options: dict[str, Any], fused: bool,
-          monkeypatch: pytest.MonkeyPatch, grads: list[np.ndarray]) -> Run:
-    """One step per gradient in ``grads``, from :func:`start_value`."""
-    param = minitorch.tensor(start_value(grads[0].shape, dtype), requires_grad=True)
+          monkeypatch: pytest.MonkeyPatch, grads: list[np.ndarray], device: str = "cpu") -> Run:
+    """One step per gradient in ``grads``, from :func:`start_value`, with the parameter on ``device``."""
+    param = minitorch.tensor(start_value(grads[0].shape, dtype), requires_grad=True, device=device)
     stepper = optimizer.make([param], lr=optimizer.lr, **options)
     taken = []
     fits = getattr(optimizer.module, optimizer.fits_name)
@@ -63,10 +63,10 @@ def train(optimizer: Optimizer, dtype: minitorch.dtype, options: dict[str, Any],
     with monkeypatch.context() as patch:
         patch.setattr(optimizer.module, optimizer.fits_name, spy)
         for grad in grads:
-            param.grad = minitorch.tensor(grad)
+            param.grad = minitorch.tensor(grad, device=device)
             stepper.step()
-    state = {k: v.numpy() for k, v in stepper.state[param].items()}
-    return Run(param.detach().numpy(), state, sum(taken))
+    state = {k: v.cpu().numpy() for k, v in stepper.state[param].items()}
+    return Run(param.detach().cpu().numpy(), state, sum(taken))
 
 
 def assert_same_bits(fused: Run, plain: Run) -> None:

@@ -232,7 +232,7 @@ class SgdStep:
 
 @runtime_checkable
 class OptimizerKernels(Protocol):
-    """A fused optimizer update a backend may offer besides :class:`Backend`'s set (the CPU does)."""
+    """A fused optimizer update a backend may offer besides :class:`Backend`'s set (the cpu and cuda backends do)."""
 
     def adam_step(self, param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
                   max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:

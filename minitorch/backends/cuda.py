@@ -22,7 +22,7 @@ Python thread per GPU thread: correct, and slow).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numba
 import numpy as np
@@ -31,8 +31,8 @@ from numba import cuda
 from .. import dtypes
 from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
-from . import opcodes
-from .base import log_softmax_by_primitives, reduce_has_work
+from . import cuda_optim, opcodes
+from .base import AdamStep, SgdStep, log_softmax_by_primitives, reduce_has_work
 from .cuda_matmul_blocked import blocked_matmul_kernel, check_blocking
 from .opcodes import code_of
 
@@ -335,3 +335,13 @@ class CudaBackend:
 
     def log_softmax(self, a: TensorData, out: TensorData) -> None:
         log_softmax_by_primitives(self, a, out)
+
+    # ---- fused optimizer updates (:class:`~.base.OptimizerKernels`): one launch per parameter ----
+
+    def adam_step(self, param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
+                  max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
+        blocks = _blocks(param.size, THREADS_PER_BLOCK)
+        cuda_optim.adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, blocks, THREADS_PER_BLOCK)
+
+    def sgd_step(self, param: TensorData, grad: TensorData, momentum_buffer: Optional[TensorData], step: SgdStep) -> None:
+        cuda_optim.sgd_step(param, grad, momentum_buffer, step, _blocks(param.size, THREADS_PER_BLOCK), THREADS_PER_BLOCK)
