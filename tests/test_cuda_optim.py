@@ -40,25 +40,17 @@ def assert_close_runs(on_cuda: runs.Run, on_cpu: runs.Run, dtype: minitorch.dtyp
         np.testing.assert_allclose(on_cuda.state[name], on_cpu.state[name], rtol=tolerance, atol=tolerance, err_msg=name)
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("options", ADAM_VARIANTS, ids=str)
-def test_adam_on_cuda_is_fused_and_matches_the_tensor_ops(dtype: minitorch.dtype, options: dict[str, Any],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    grads = runs.gradients(ADAM, dtype, SHAPE)
-    on_cuda = runs.train(ADAM, dtype, options, True, monkeypatch, grads, device="cuda")
-    on_cpu = runs.train(ADAM, dtype, options, False, monkeypatch, grads)
-    assert (on_cuda.fused_steps, on_cpu.fused_steps) == (ADAM.steps, 0)
-    assert_close_runs(on_cuda, on_cpu, dtype)
+CASES = [(ADAM, options) for options in ADAM_VARIANTS] + [(SGD, options) for options in SGD_VARIANTS]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("options", SGD_VARIANTS, ids=str)
-def test_sgd_on_cuda_is_fused_and_matches_the_tensor_ops(dtype: minitorch.dtype, options: dict[str, Any],
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    grads = runs.gradients(SGD, dtype, SHAPE)
-    on_cuda = runs.train(SGD, dtype, options, True, monkeypatch, grads, device="cuda")
-    on_cpu = runs.train(SGD, dtype, options, False, monkeypatch, grads)
-    assert (on_cuda.fused_steps, on_cpu.fused_steps) == (SGD.steps, 0)
+@pytest.mark.parametrize("optimizer, options", CASES, ids=[f"{o.make.__name__}{options}" for o, options in CASES])
+def test_steps_on_cuda_are_fused_and_match_the_tensor_ops(dtype: minitorch.dtype, optimizer: runs.Optimizer,
+                                                          options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    grads = runs.gradients(optimizer, dtype, SHAPE)
+    on_cuda = runs.train(optimizer, dtype, options, True, monkeypatch, grads, device="cuda")
+    on_cpu = runs.train(optimizer, dtype, options, False, monkeypatch, grads)
+    assert (on_cuda.fused_steps, on_cpu.fused_steps) == (optimizer.steps, 0)
     assert_close_runs(on_cuda, on_cpu, dtype)
 
 
