@@ -4,6 +4,7 @@ Run on a machine with an NVIDIA GPU (``pip install -e ".[cuda,bench]"``)::
 
     python bench/cuda_bench.py                 # everything
     python bench/cuda_bench.py --quick         # smaller sizes, fewer repeats
+    python bench/cuda_bench.py --only launch_cost,fixed_cost   # some sections only
 
 Without a GPU, or on Numba's CUDA simulator (which measures Python, not a GPU), it prints
 why and exits with status 0. What it reports:
@@ -90,6 +91,8 @@ TRANSFERS_PER_CLOCK = 2
 BITS_PER_BYTE = 8
 KHZ = 1e3
 DEFAULT_JSON = REPO_ROOT / "bench" / "results" / "cuda_latest.json"
+#: the sections, in the order they run
+SECTIONS = ("matmul", "elementwise", "launch_cost", "fixed_cost", "training")
 
 
 def gpu_or_reason() -> Optional[str]:
@@ -361,7 +364,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the figures")
+    parser.add_argument("--only", default="", help="comma-separated sections to run (default: all): " + ", ".join(SECTIONS))
     args = parser.parse_args(argv)
+    only = [name for name in args.only.split(",") if name]
+    unknown = sorted(set(only) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown sections {unknown}; the sections are {list(SECTIONS)}")
     reason = gpu_or_reason()
     if reason is not None:
         print(f"cuda benchmark skipped: {reason}")
@@ -375,9 +383,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         "fixed_cost": lambda: bench_fixed_cost(QUICK_SWEEP_EXPONENTS if args.quick else SWEEP_EXPONENTS, repeats),
         "training": lambda: bench_training(MLP_STEPS // 4 if args.quick else MLP_STEPS),
     }
+    assert list(sections) == list(SECTIONS)
     results: dict[str, Any] = {"gpu": minitorch.cuda.get_device_name()}
     failed = []
     for name, section in sections.items():
+        if only and name not in only:
+            continue
         try:
             results[name] = section()
         except Exception as error:  # one broken section must not hide the others' figures

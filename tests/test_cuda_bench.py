@@ -73,3 +73,13 @@ def test_a_failing_section_is_reported_and_the_others_still_run(
 def test_without_a_gpu_it_says_why_and_succeeds(capsys: pytest.CaptureFixture[str]) -> None:
     assert cuda_bench.main(["--quick"]) == 0  # the tests run on the simulator
     assert "skipped" in capsys.readouterr().out and "simulator" in cuda_bench.gpu_or_reason()
+
+
+@pytest.mark.usefixtures("tiny_bench")
+def test_only_the_sections_asked_for_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cuda.json"
+    assert cuda_bench.main(["--quick", "--only", "launch_cost,elementwise", "--json", str(out)]) == 0
+    assert set(json.loads(out.read_text())) == {"gpu", "elementwise", "launch_cost"}
+    with pytest.raises(SystemExit):
+        cuda_bench.main(["--only", "matmull"])
+    assert "unknown sections ['matmull']" in capsys.readouterr().err
