@@ -33,6 +33,7 @@ from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
 from . import cuda_optim, opcodes
 from .base import AdamStep, SgdStep, log_softmax_by_primitives, reduce_has_work
+from .cuda_launch import launch
 from .cuda_matmul_blocked import blocked_matmul_kernel, check_blocking
 from .opcodes import code_of
 
@@ -182,7 +183,8 @@ class CudaBackend:
     def _launch_map(self, code: int, a: TensorData, out: TensorData) -> None:
         shape, out_strides = _layout(out)
         blocks = _blocks(out.size, THREADS_PER_BLOCK)
-        kernels.map_kernel[blocks, THREADS_PER_BLOCK](
+        launch(
+            kernels.map_kernel, blocks, THREADS_PER_BLOCK,
             code, out.size, _dense(out, a),
             out.storage, out.offset, shape, out_strides,
             _operand(a), a.offset, _strides_in(a, out),
@@ -206,7 +208,8 @@ class CudaBackend:
             return self._through_float32(self.zip, op, a, b, out)
         shape, out_strides = _layout(out)
         blocks = _blocks(out.size, THREADS_PER_BLOCK)
-        kernels.zip_kernel[blocks, THREADS_PER_BLOCK](
+        launch(
+            kernels.zip_kernel, blocks, THREADS_PER_BLOCK,
             code, out.size, _dense(out, a, b),
             out.storage, out.offset, shape, out_strides,
             _operand(a), a.offset, _strides_in(a, out),
@@ -231,7 +234,7 @@ class CudaBackend:
         acc = _accumulator(a.storage.dtype)
         start = acc(1 if code == opcodes.PROD else 0)
         blocks, threads, args = self._reduce_launch(a, out, dim)
-        kernels.reduce_kernel(REDUCE_THREADS, acc)[blocks, threads](code, *args, start)
+        launch(kernels.reduce_kernel(REDUCE_THREADS, acc), blocks, threads, code, *args, start)
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
@@ -240,7 +243,7 @@ class CudaBackend:
         if a.storage.dtype == _HALF:
             return self._through_float32(self.arg_reduce, op, a, dim, out)
         blocks, threads, args = self._reduce_launch(a, out, dim)
-        kernels.arg_reduce_kernel(REDUCE_THREADS, _accumulator(a.storage.dtype))[blocks, threads](code, *args)
+        launch(kernels.arg_reduce_kernel(REDUCE_THREADS, _accumulator(a.storage.dtype)), blocks, threads, code, *args)
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
         if out.size == 0:
@@ -263,11 +266,11 @@ class CudaBackend:
             grid = (-(-m // block_n), -(-n // block_m), min(batches, MAX_BATCH_BLOCKS))
             if grid[0] * grid[1] * batches >= BLOCKED_MIN_BLOCKS:
                 threads = check_blocking(*BLOCKED_MATMUL)
-                blocked_matmul_kernel(block_m, block_n, block_k, thread_m, thread_n, acc)[grid, threads](*arguments)
+                launch(blocked_matmul_kernel(block_m, block_n, block_k, thread_m, thread_n, acc), grid, threads, *arguments)
                 return
         tile = TILE
         grid = (-(-m // tile), -(-n // tile), min(batches, MAX_BATCH_BLOCKS))
-        kernels.matmul_kernel(tile, acc)[grid, (tile, tile)](*arguments)
+        launch(kernels.matmul_kernel(tile, acc), grid, (tile, tile), *arguments)
 
     # ---- indexing primitives: atomics where several updates may meet ----
 
@@ -299,7 +302,8 @@ class CudaBackend:
             values = self._as_dtype(src, target.storage.dtype)
             shape, out_strides = _layout(target)
             blocks = _blocks(target.size, THREADS_PER_BLOCK)
-            kernels.accumulate_kernel[blocks, THREADS_PER_BLOCK](
+            launch(
+                kernels.accumulate_kernel, blocks, THREADS_PER_BLOCK,
                 target.size, target.storage, target.offset, shape, out_strides,
                 values.storage, values.offset, _strides_in(values, target),
             )
@@ -312,7 +316,8 @@ class CudaBackend:
         shape, out_strides = _layout(out)
         blocks = _blocks(out.size, THREADS_PER_BLOCK)
         target = out.storage.view(np.uint8) if out.storage.dtype == _BOOL else out.storage
-        kernels.gather_kernel[blocks, THREADS_PER_BLOCK](
+        launch(
+            kernels.gather_kernel, blocks, THREADS_PER_BLOCK,
             out.size, dim, target, out.offset, shape, out_strides,
             _operand(a), a.offset, _layout(a)[1], index.storage, index.offset, _layout(index)[1],
         )
@@ -325,7 +330,8 @@ class CudaBackend:
             values = self._as_dtype(src, target.storage.dtype)
             shape = _layout(index)[0]
             blocks = _blocks(index.size, THREADS_PER_BLOCK)
-            kernels.scatter_add_kernel[blocks, THREADS_PER_BLOCK](
+            launch(
+                kernels.scatter_add_kernel, blocks, THREADS_PER_BLOCK,
                 index.size, dim, target.storage, target.offset, _layout(target)[1], shape,
                 values.storage, values.offset, _layout(values)[1], index.storage, index.offset, _layout(index)[1],
             )

@@ -26,6 +26,7 @@ from numba import cuda
 
 from ..tensor_data import TensorData
 from .base import AdamStep, SgdStep
+from .cuda_launch import launch
 
 #: how ``weight_decay`` enters Adam: not at all, into the gradient, or shrinking the parameter
 NO_DECAY, COUPLED_DECAY, DECOUPLED_DECAY = range(3)
@@ -118,7 +119,8 @@ def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_
         decay, weight_decay = COUPLED_DECAY, step.weight_decay
     amsgrad = max_exp_avg_sq is not None
     running_max = _buffer(max_exp_avg_sq if max_exp_avg_sq is not None else exp_avg_sq)  # unread without amsgrad
-    adam_kernel[blocks, threads](
+    launch(
+        adam_kernel, blocks, threads,
         param.size, _buffer(param), _buffer(grad), _buffer(exp_avg), _buffer(exp_avg_sq), running_max,
         number(step.beta1), number(1 - step.beta1), number(step.beta2), number(1 - step.beta2), number(step.eps),
         number(step.step_size), number(step.bias_correction2_sqrt), number(weight_decay), decay, amsgrad, step.maximize,
@@ -133,9 +135,10 @@ def sgd_step(param: TensorData, grad: TensorData, momentum_buffer: Optional[Tens
     number = param.storage.dtype.type
     weight_decay, neg_lr, decay = number(step.weight_decay), number(-step.lr), step.weight_decay != 0
     if momentum_buffer is None:
-        sgd_kernel[blocks, threads](param.size, _buffer(param), _buffer(grad), weight_decay, neg_lr, decay, step.maximize)
+        launch(sgd_kernel, blocks, threads, param.size, _buffer(param), _buffer(grad), weight_decay, neg_lr, decay, step.maximize)
         return
-    sgd_momentum_kernel[blocks, threads](
+    launch(
+        sgd_momentum_kernel, blocks, threads,
         param.size, _buffer(param), _buffer(grad), _buffer(momentum_buffer), weight_decay, number(step.momentum),
         number(1 - step.dampening), neg_lr, decay, step.first, 1 - step.dampening != 1, step.nesterov, step.maximize,
     )
