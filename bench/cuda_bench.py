@@ -23,7 +23,7 @@ why and exits with status 0. What it reports:
   ones how close the kernel comes to the memory bandwidth.
 * **launch cost**: a one-element ``a + b`` taken apart, host microseconds per call of each
   layer: a device allocation, an empty kernel's launch, the zip kernel's launch with its
-  arguments ready, the backend's ``zip``, ``add(..., out=)``, and the whole ``a + b``;
+  arguments ready (by Numba, and by the backend's launch plan), the backend's ``zip``, ``add(..., out=)``, and the whole ``a + b``;
   each row minus the one above is what that layer adds.
 * **MLP training**: steps per second of SGD on a 2-layer MLP (hidden 100 and 1000) on
   cuda against the cpu backend, and the speed-up.
@@ -282,7 +282,7 @@ def launch_layers() -> list[tuple[str, Callable[[], Any]]]:
     from numba import cuda
 
     from minitorch.backends import cuda as cuda_backend
-    from minitorch.backends import cuda_kernels, opcodes
+    from minitorch.backends import cuda_kernels, cuda_launch, opcodes
 
     @cuda.jit
     def noop(x: Any) -> None:
@@ -299,10 +299,15 @@ def launch_layers() -> list[tuple[str, Callable[[], Any]]]:
         cuda_kernels.zip_kernel[1, cuda_backend.THREADS_PER_BLOCK](
             add, 1, True, storages[0], 0, shape, strides, storages[1], 0, strides, storages[2], 0, strides)
 
+    def zip_launch_by_plan() -> None:
+        cuda_launch.launch(cuda_kernels.zip_kernel, 1, cuda_backend.THREADS_PER_BLOCK,
+                           add, 1, True, storages[0], 0, shape, strides, storages[1], 0, strides, storages[2], 0, strides)
+
     return [
         ("device_array(1)", lambda: cuda.device_array(1, np.float32)),
         ("empty kernel, 1 array argument", lambda: noop[1, 1](storages[0])),
-        ("zip kernel launch, arguments ready", zip_launch),
+        ("zip kernel launch by Numba", zip_launch),
+        ("zip kernel launch by its plan", zip_launch_by_plan),
         ("backend.zip into an existing out", lambda: backend.zip("add", a._data, b._data, out._data)),
         ("torch.add(a, b, out=out)", lambda: minitorch.add(a, b, out=out)),
         ("a + b", lambda: a + b),

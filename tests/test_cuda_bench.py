@@ -46,7 +46,7 @@ def test_every_section_writes_its_rows(tmp_path: Path, capsys: pytest.CaptureFix
     assert [(row["op"], row["elements"]) for row in results["fixed_cost"]] == [("a + b", 1), ("a + b", 32), ("a.add_(b)", 1)]
     assert all(row["minitorch_us"] > 0 for row in results["fixed_cost"])
     assert [row["hidden"] for row in results["training"]] == [6]
-    assert len(results["launch_cost"]) == 6 and all(row["us_per_call"] > 0 for row in results["launch_cost"])
+    assert len(results["launch_cost"]) == 7 and all(row["us_per_call"] > 0 for row in results["launch_cost"])
     assert "failed" not in capsys.readouterr().out
     from minitorch.backends import cuda as cuda_backend
 

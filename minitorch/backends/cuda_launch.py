@@ -14,18 +14,21 @@ them) and go to the same call of the driver, on the default stream.
 
 A kernel the plan does not cover (host arrays to copy, a debug build, a launch-sensitive
 kernel, an argument type the plan has no rule for) always takes Numba's path. Off on the
-simulator, which launches kernels as Python; ``use_fast_launch = False`` switches it off.
+simulator, which launches kernels as Python; ``use_fast_launch = False`` switches it off (and
+``MINITORCH_NO_CUDA_FAST_LAUNCH=1`` in the environment, for a before-and-after).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any, Callable, Optional, Union
 
 import numba
 
-#: launches take the plans of this module (on a real GPU); False: every launch through Numba
-use_fast_launch = True
+#: launches take the plans of this module (on a real GPU); False (or the environment variable
+#: ``MINITORCH_NO_CUDA_FAST_LAUNCH=1``): every launch through Numba
+use_fast_launch = os.environ.get("MINITORCH_NO_CUDA_FAST_LAUNCH") != "1"
 
 Dimensions = Union[int, tuple[int, ...]]
 #: one argument into the launch's parameter list
