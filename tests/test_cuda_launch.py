@@ -7,28 +7,15 @@ replaces the launch path the plans stand in for. Here, on the simulator, launche
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 import minitorch
 from minitorch.backends import cuda_launch
-
-TESTS = Path(__file__).resolve().parent
-CHILD_TIMEOUT_S = 300
+from simulator_off import assert_cases_pass
 
 
 def test_the_launch_cases_pass_against_numbas_launch() -> None:
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(TESTS / "cuda_launch_cases.py")],
-        capture_output=True, text=True, env=env, cwd=TESTS.parent, timeout=CHILD_TIMEOUT_S,
-    )
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert " passed" in run.stdout and "skipped" not in run.stdout
+    assert_cases_pass("cuda_launch_cases.py")
 
 
 @pytest.mark.usefixtures("small_cuda")
