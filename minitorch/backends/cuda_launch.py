@@ -2,8 +2,9 @@
 
 ``kernel[blocks, threads](*args)`` costs a few microseconds of GPU time and, before that, tens
 of microseconds of Python: Numba types every argument, then turns each into the launch's
-parameters by walking its type (37 us for the elementwise kernel's 13 arguments, measured on
-the CPU of this project's CI machines). For an 8 x 8 ``a + b`` that is most of the op.
+parameters by walking its type. For the elementwise kernel's 13 arguments, on a 2-core x86
+server, Numba's Python typing of them takes 37 us and the walk another 37 us; a plan's
+parameters take 5 us and its lookup 2 us. For an 8 x 8 ``a + b`` that is most of the op.
 
 :func:`launch` does the same launch with a *plan* made once per kernel and argument layout:
 the first call goes through Numba (which compiles and launches), and the plan records the
