@@ -54,7 +54,7 @@ numba.cuda.dispatcher.get_current_device = _pretend_device
 
 from minitorch.backends import cuda as backend  # noqa: E402
 from minitorch.backends import cuda_kernels as kernels  # noqa: E402
-from minitorch.backends import cuda_matmul_blocked, cuda_optim  # noqa: E402
+from minitorch.backends import cuda_log_softmax, cuda_matmul_blocked, cuda_optim  # noqa: E402
 
 INT = types.int64
 BOOL = types.boolean
@@ -105,6 +105,12 @@ def blocked_matmul_case(dtype: str) -> tuple[Callable, tuple]:
     kernel = cuda_matmul_blocked.blocked_matmul_kernel(*backend.BLOCKED_MATMUL, numba.from_dtype(np.dtype(dtype)))
     operand = (array(dtype), INT, LAYOUT)
     return kernel.py_func, (INT, array(dtype), INT, LAYOUT, LAYOUT, *operand, *operand, INT)
+
+
+def log_softmax_case(dtype: str) -> tuple[Callable, tuple]:
+    """Rows of float32 or float64, accumulating in float64 as the backend launches it."""
+    kernel = cuda_log_softmax.log_softmax_kernel(backend.REDUCE_THREADS, types.float64, numba.from_dtype(np.dtype(dtype)))
+    return kernel.py_func, (INT, INT, array(dtype), INT, LAYOUT, array(dtype), INT, LAYOUT)
 
 
 def adam_case(dtype: str) -> tuple[Callable, tuple]:
@@ -170,6 +176,7 @@ def cases() -> dict[str, tuple[Callable, tuple]]:
     for dtype in ("float32", "float64"):
         found[f"blocked_matmul[{dtype}]"] = blocked_matmul_case(dtype)
         found[f"adam[{dtype}]"] = adam_case(dtype)
+        found[f"log_softmax[{dtype}]"] = log_softmax_case(dtype)
         found[f"sgd[{dtype}]"] = sgd_case(dtype)
         found[f"sgd_momentum[{dtype}]"] = sgd_momentum_case(dtype)
     for dtype in ATOMIC_DTYPES:

@@ -31,7 +31,7 @@ from numba import cuda
 from .. import dtypes
 from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
-from . import cuda_optim, opcodes
+from . import cuda_log_softmax, cuda_optim, opcodes
 from .base import AdamStep, SgdStep, log_softmax_by_primitives, reduce_has_work
 from .cuda_launch import launch
 from .cuda_matmul_blocked import blocked_matmul_kernel, check_blocking
@@ -341,7 +341,17 @@ class CudaBackend:
     # ---- fused ops ----
 
     def log_softmax(self, a: TensorData, out: TensorData) -> None:
-        log_softmax_by_primitives(self, a, out)
+        """One launch (:mod:`.cuda_log_softmax`), the primitives' results bit for bit; float16 by the primitives."""
+        if out.size == 0:
+            return
+        dtype = out.storage.dtype
+        if _HALF in (a.storage.dtype, dtype):
+            log_softmax_by_primitives(self, a, out)
+            return
+        rows, width = a.shape
+        kernel = cuda_log_softmax.log_softmax_kernel(REDUCE_THREADS, _accumulator(dtype), numba.from_dtype(dtype))
+        launch(kernel, _blocks(rows, 1), _power_of_two_at_least(width, REDUCE_THREADS),
+               rows, width, out.storage, out.offset, out.strides, a.storage, a.offset, a.strides)
 
     # ---- fused optimizer updates (:class:`~.base.OptimizerKernels`): one launch per parameter ----
 
