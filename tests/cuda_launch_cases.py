@@ -214,3 +214,34 @@ def test_a_scalars_parameter_is_numbas(value: Any) -> None:
     ours: list = []
     cuda_launch.converter_for(numba_type)(value, ours)
     assert comparable(ours) == comparable(numba_parameters((numba_type,), (value,)))
+
+
+def test_a_first_plan_launch_that_fails_switches_the_plans_off(driver_calls: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*call: Any) -> None:
+        raise TypeError("an unknown launch signature")
+
+    monkeypatch.setattr(numba_dispatcher, "launch", broken)
+    dispatcher, args = CASES["zip float32 2-d"]
+    fake = FakeDispatcher(dispatcher)
+    cuda_launch.launch(fake, 3, 256, *args)  # Numba's path: makes the plan
+    with pytest.warns(RuntimeWarning, match="go through Numba from now on.*TypeError: an unknown launch signature"):
+        cuda_launch.launch(fake, 3, 256, *args)  # the plan fails: Numba launches it instead
+    assert len(fake.numba_launches) == 2 and cuda_launch.use_fast_launch is False
+    cuda_launch.launch(fake, 3, 256, *args)
+    assert len(fake.numba_launches) == 3
+
+
+def test_after_a_plan_has_launched_a_launch_error_is_raised(driver_calls: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    dispatcher, args = CASES["zip float32 2-d"]
+    fake = FakeDispatcher(dispatcher)
+    cuda_launch.launch(fake, 3, 256, *args)
+    cuda_launch.launch(fake, 3, 256, *args)  # by the plan: plans work here
+    assert len(driver_calls) == 1
+
+    def failing(*call: Any) -> None:
+        raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS")
+
+    monkeypatch.setattr(numba_dispatcher, "launch", failing)
+    with pytest.raises(RuntimeError, match="ILLEGAL_ADDRESS"):
+        cuda_launch.launch(fake, 3, 256, *args)
+    assert cuda_launch.use_fast_launch is True and len(fake.numba_launches) == 1

@@ -14,7 +14,9 @@ follow the plan. The parameters are Numba's exactly (``tests/cuda_launch_cases.p
 them) and go to the same call of the driver, on the default stream.
 
 A kernel the plan does not cover (host arrays to copy, a debug build, a launch-sensitive
-kernel, an argument type the plan has no rule for) always takes Numba's path. Off on the
+kernel, an argument type the plan has no rule for) always takes Numba's path. Should the very
+first launch by a plan fail (a Numba or driver version whose internals differ), the plans are
+switched off with a warning and that launch, which ran nothing, goes through Numba. Off on the
 simulator, which launches kernels as Python; ``use_fast_launch = False`` switches it off (and
 ``MINITORCH_NO_CUDA_FAST_LAUNCH=1`` in the environment, for a before-and-after).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import warnings
 from typing import Any, Callable, Optional, Union
 
 import numba
@@ -172,6 +175,26 @@ def _driver_launch() -> Callable[..., None]:
     return dispatcher.launch  # type: ignore[no-any-return]
 
 
+#: whether a launch by a plan has succeeded in this process
+_launched_by_a_plan = False
+
+
+def _set_launched_by_a_plan() -> None:
+    global _launched_by_a_plan
+    _launched_by_a_plan = True
+
+
+def _switch_off(error: Exception) -> None:
+    """The first launch by a plan failed (a Numba or driver version the plans do not know): every
+    launch goes through Numba from now on, and the user is told once."""
+    global use_fast_launch
+    use_fast_launch = False
+    warnings.warn(
+        f"minitorch: cuda launches go through Numba from now on; the first launch by a plan failed with "
+        f"{type(error).__name__}: {error}", RuntimeWarning, stacklevel=3,
+    )
+
+
 def launch(dispatcher: Any, blocks: Dimensions, threads: Dimensions, *args: Any) -> None:
     """``dispatcher[blocks, threads](*args)`` on the default stream, by its plan after the first time."""
     if not use_fast_launch or numba.config.ENABLE_CUDASIM:
@@ -184,13 +207,24 @@ def launch(dispatcher: Any, blocks: Dimensions, threads: Dimensions, *args: Any)
         if key not in _plans:
             _plans[key] = make_plan(dispatcher, args)
         return
-    parameters = plan.parameters(args)
-    cufunc = plan.kernel._codelibrary.get_cufunc()
-    _driver_launch()(_stream(), _config(_dimensions(blocks), _dimensions(threads)), cufunc.kernel, *parameters)
+    try:
+        parameters = plan.parameters(args)
+        cufunc = plan.kernel._codelibrary.get_cufunc()
+        _driver_launch()(_stream(), _config(_dimensions(blocks), _dimensions(threads)), cufunc.kernel, *parameters)
+    except Exception as error:
+        if _launched_by_a_plan:
+            raise  # plans have worked in this process: this is the launch's own error
+        _switch_off(error)
+        dispatcher[blocks, threads](*args)  # the failed launch ran nothing: Numba launches it
+        return
+    if not _launched_by_a_plan:
+        _set_launched_by_a_plan()
 
 
 def forget_plans() -> None:
     """Drop every plan (the next launch of each kernel goes through Numba again)."""
+    global _launched_by_a_plan
     _plans.clear()
     _configs.clear()
     _default_stream.clear()
+    _launched_by_a_plan = False
