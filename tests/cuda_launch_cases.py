@@ -245,3 +245,35 @@ def test_after_a_plan_has_launched_a_launch_error_is_raised(driver_calls: list, 
     with pytest.raises(RuntimeError, match="ILLEGAL_ADDRESS"):
         cuda_launch.launch(fake, 3, 256, *args)
     assert cuda_launch.use_fast_launch is True and len(fake.numba_launches) == 1
+
+
+def test_numbas_low_occupancy_warning_is_not_passed_on_and_other_warnings_are(
+    driver_calls: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small tensor's op runs on a small grid on purpose: Numba's real launch configuration warns
+    about grids of fewer than 128 blocks (by default), and the backend's launches do not pass it on."""
+    import warnings
+
+    from numba.cuda.core import config
+
+    monkeypatch.setattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS", 1)
+    monkeypatch.setattr(config, "DISABLE_PERFORMANCE_WARNINGS", 0)
+    calls: list = []
+
+    def call(self: Any, args: tuple, launch_config: Any) -> None:  # Numba's own dispatch, after configuring
+        calls.append(args)
+        warnings.warn("another warning", UserWarning)
+
+    monkeypatch.setattr(numba_dispatcher.CUDADispatcher, "call", call)
+    dispatcher, args = CASES["map uint8"]
+    messages: list = []
+    # the backend first: Numba does not repeat a warning it has given once in a process
+    for launch_it in (lambda: cuda_launch.launch(dispatcher, 1, 8, *args), lambda: dispatcher[3, 8](*args)):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            launch_it()
+        messages.append([(w.category.__name__, str(w.message)) for w in seen])
+    by_backend, by_numba = messages
+    assert by_backend == [("UserWarning", "another warning")] and len(calls) == 2
+    assert by_numba == [("NumbaPerformanceWarning", by_numba[0][1]), ("UserWarning", "another warning")]
+    assert "Grid size 3 will likely result in GPU under-utilization" in by_numba[0][1]

@@ -195,15 +195,28 @@ def _switch_off(error: Exception) -> None:
     )
 
 
+#: Numba's warning about grids of few blocks (its message starts with a terminal's bold code)
+LOW_OCCUPANCY_WARNING = r".*Grid size \d+ will likely result in GPU under-utilization"
+
+
+def _numba_launch(dispatcher: Any, blocks: Dimensions, threads: Dimensions, args: tuple) -> None:
+    """``dispatcher[blocks, threads](*args)`` through Numba, without its warning that a grid of fewer
+    than 128 blocks leaves the GPU idle: the backend sizes its grids to its tensors, and a small
+    tensor's op is launched on a small grid on purpose (PyTorch's are, and it does not warn)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", LOW_OCCUPANCY_WARNING)
+        dispatcher[blocks, threads](*args)
+
+
 def launch(dispatcher: Any, blocks: Dimensions, threads: Dimensions, *args: Any) -> None:
     """``dispatcher[blocks, threads](*args)`` on the default stream, by its plan after the first time."""
     if not use_fast_launch or numba.config.ENABLE_CUDASIM:
-        dispatcher[blocks, threads](*args)
+        _numba_launch(dispatcher, blocks, threads, args)
         return
     key = (dispatcher, _layout_key(args))
     plan = _plans.get(key)
     if plan is None:
-        dispatcher[blocks, threads](*args)  # Numba types, compiles if needed, and launches
+        _numba_launch(dispatcher, blocks, threads, args)  # Numba types, compiles if needed, and launches
         if key not in _plans:
             _plans[key] = make_plan(dispatcher, args)
         return
@@ -215,7 +228,7 @@ def launch(dispatcher: Any, blocks: Dimensions, threads: Dimensions, *args: Any)
         if _launched_by_a_plan:
             raise  # plans have worked in this process: this is the launch's own error
         _switch_off(error)
-        dispatcher[blocks, threads](*args)  # the failed launch ran nothing: Numba launches it
+        _numba_launch(dispatcher, blocks, threads, args)  # the failed launch ran nothing: Numba launches it
         return
     if not _launched_by_a_plan:
         _set_launched_by_a_plan()
