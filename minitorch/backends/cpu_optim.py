@@ -103,6 +103,17 @@ def adam_kernel(
 adam_kernel_serial = serial_twin(adam_kernel, **KERNEL_OPTIONS)
 
 
+def adam_weight_decay(step: AdamStep) -> tuple[int, float]:
+    """How ``step``'s weight decay enters (:data:`NO_DECAY`, :data:`COUPLED_DECAY` or
+    :data:`DECOUPLED_DECAY`) and its factor: ``weight_decay`` added to the gradient, or the shrink
+    ``1 - lr * weight_decay`` (AdamW); 0 (unread) without decay. The cuda kernels take the same."""
+    if step.weight_decay == 0:
+        return NO_DECAY, 0.0
+    if step.decoupled:
+        return DECOUPLED_DECAY, 1 - step.lr * step.weight_decay
+    return COUPLED_DECAY, step.weight_decay
+
+
 def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_sq: TensorData,
               max_exp_avg_sq: Optional[TensorData], step: AdamStep) -> None:
     """:meth:`.base.OptimizerKernels.adam_step` on contiguous float32 or float64 buffers."""
@@ -113,12 +124,7 @@ def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_
     hyper[BETA1], hyper[ONE_MINUS_BETA1] = step.beta1, 1 - step.beta1
     hyper[BETA2], hyper[ONE_MINUS_BETA2] = step.beta2, 1 - step.beta2
     hyper[EPS], hyper[STEP_SIZE], hyper[BIAS_CORRECTION2_SQRT] = step.eps, step.step_size, step.bias_correction2_sqrt
-    if step.weight_decay == 0:
-        decay = NO_DECAY
-    elif step.decoupled:
-        decay, hyper[WEIGHT_DECAY] = DECOUPLED_DECAY, 1 - step.lr * step.weight_decay
-    else:
-        decay, hyper[WEIGHT_DECAY] = COUPLED_DECAY, step.weight_decay
+    decay, hyper[WEIGHT_DECAY] = adam_weight_decay(step)
     amsgrad = max_exp_avg_sq is not None
     running_max = max_exp_avg_sq.buffer if max_exp_avg_sq is not None else exp_avg_sq.buffer  # unread without amsgrad
     kernel = adam_kernel if threaded(param.size) else adam_kernel_serial

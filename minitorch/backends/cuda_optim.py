@@ -25,18 +25,15 @@ from typing import Any, Optional
 from numba import cuda
 
 from ..tensor_data import TensorData
+from . import cpu_optim
 from .base import AdamStep, SgdStep
+from .cpu_optim import DECOUPLED_DECAY, adam_weight_decay
 from .cuda_launch import launch
 
-#: how ``weight_decay`` enters Adam: not at all, into the gradient, or shrinking the parameter
-NO_DECAY, COUPLED_DECAY, DECOUPLED_DECAY = range(3)
-
-
-@cuda.jit(device=True)
-def adam_gradient(g: Any, p: Any, weight_decay: Any, decay: int, maximize: bool) -> Any:
-    """The gradient the moments take: negated to maximize, plus ``weight_decay * p`` (Adam's decay)."""
-    g = -g if maximize else g
-    return g + weight_decay * p if decay == COUPLED_DECAY else g
+# the per-element rules of the cpu kernels (their Python source), compiled for the device:
+# the gradient Adam's moments take, and the direction an SGD step descends
+adam_gradient = cuda.jit(device=True)(cpu_optim.adam_gradient.py_func)
+sgd_direction = cuda.jit(device=True)(cpu_optim.sgd_direction.py_func)
 
 
 @cuda.jit
@@ -60,13 +57,6 @@ def adam_kernel(
         if decay == DECOUPLED_DECAY:
             p = p * weight_decay
         param[i] = p - (m / (math.sqrt(second) / correction + eps)) * step_size
-
-
-@cuda.jit(device=True)
-def sgd_direction(g: Any, p: Any, weight_decay: Any, decay: bool, maximize: bool) -> Any:
-    """The direction the step descends: the gradient, negated to maximize, plus ``p * weight_decay``."""
-    g = -g if maximize else g
-    return g + p * weight_decay if decay else g
 
 
 @cuda.jit
@@ -111,12 +101,7 @@ def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_
     if param.size == 0:
         return
     number = param.storage.dtype.type  # each of the step's numbers rounded to the parameter's dtype, once
-    if step.weight_decay == 0:
-        decay, weight_decay = NO_DECAY, 0.0
-    elif step.decoupled:
-        decay, weight_decay = DECOUPLED_DECAY, 1 - step.lr * step.weight_decay
-    else:
-        decay, weight_decay = COUPLED_DECAY, step.weight_decay
+    decay, weight_decay = adam_weight_decay(step)
     amsgrad = max_exp_avg_sq is not None
     running_max = _buffer(max_exp_avg_sq if max_exp_avg_sq is not None else exp_avg_sq)  # unread without amsgrad
     launch(
