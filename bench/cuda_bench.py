@@ -263,18 +263,14 @@ def bench_fixed_cost(exponents: tuple[int, ...], repeats: int) -> list[dict[str,
 
 
 def per_call_us(fn: Callable[[], Any], calls: int, repeats: int) -> float:
-    """Microseconds of host time per call of ``fn``, ``calls`` in a row with one synchronize at
-    the end (kernels run asynchronously: what is timed is what the host spends per call)."""
-    fn()
-    minitorch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+    """Microseconds of host time per call of ``fn``: :func:`timed` on ``calls`` calls in a row, one
+    synchronize at the end (kernels run asynchronously: what is timed is what the host spends per call)."""
+
+    def in_a_row() -> None:
         for _ in range(calls):
             fn()
-        minitorch.cuda.synchronize()
-        times.append((time.perf_counter() - start) / calls)
-    return statistics.median(times) * MICRO
+
+    return timed(in_a_row, repeats) / calls * MICRO
 
 
 def launch_layers() -> list[tuple[str, Callable[[], Any]]]:
@@ -295,21 +291,15 @@ def launch_layers() -> list[tuple[str, Callable[[], Any]]]:
     storages = (out._data.storage, a._data.storage, b._data.storage)
     shape, strides = (1,), (1,)
 
-    def zip_launch() -> None:
-        cuda_kernels.zip_kernel[1, cuda_backend.THREADS_PER_BLOCK](
-            add, 1, True, storages[0], 0, shape, strides, storages[1], 0, strides, storages[2], 0, strides)
-
-    def zip_launch_by_plan() -> None:
-        cuda_launch.launch(cuda_kernels.zip_kernel, 1, cuda_backend.THREADS_PER_BLOCK,
-                           add, 1, True, storages[0], 0, shape, strides, storages[1], 0, strides, storages[2], 0, strides)
-
+    zip_arguments = (add, 1, True, storages[0], 0, shape, strides, storages[1], 0, strides, storages[2], 0, strides)
+    zip_kernel, threads = cuda_kernels.zip_kernel, cuda_backend.THREADS_PER_BLOCK
     return [
         ("device_array(1)", lambda: cuda.device_array(1, np.float32)),
         ("empty kernel, 1 array argument", lambda: noop[1, 1](storages[0])),
-        ("zip kernel launch by Numba", zip_launch),
-        ("zip kernel launch by its plan", zip_launch_by_plan),
+        ("zip kernel launch by Numba", lambda: zip_kernel[1, threads](*zip_arguments)),
+        ("zip kernel launch by its plan", lambda: cuda_launch.launch(zip_kernel, 1, threads, *zip_arguments)),
         ("backend.zip into an existing out", lambda: backend.zip("add", a._data, b._data, out._data)),
-        ("torch.add(a, b, out=out)", lambda: minitorch.add(a, b, out=out)),
+        ("add(a, b, out=out)", lambda: minitorch.add(a, b, out=out)),
         ("a + b", lambda: a + b),
     ]
 
