@@ -52,7 +52,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, contiguous_strides, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_reduce_long
+from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -441,7 +441,7 @@ class CpuBackend:
     name = "cpu"
 
     def empty(self, size: int, dtype: dtypes.dtype) -> np.ndarray:
-        return np.empty(size, dtype=dtype.numpy)
+        return cpu_memory.empty(size, dtype.numpy)
 
     def map(self, op: str, a: TensorData, out: TensorData) -> None:
         code = code_of(opcodes.UNARY_CODES, op)
