@@ -33,8 +33,9 @@ import numpy as np
 MIN_BYTES = 1 << 18
 #: block sizes are rounded up to a multiple of this (a page)
 PAGE_BYTES = 4096
-#: the most bytes of free blocks the cache keeps
-LIMIT_BYTES = 1 << 30
+#: the most bytes of free blocks the cache keeps (256 MiB: a storage larger than that goes back to
+#: the system when freed, as a user who deletes a big tensor expects)
+LIMIT_BYTES = 1 << 28
 #: set to 1 to take every storage from ``np.empty`` (no caching)
 OPT_OUT_VARIABLE = "MINITORCH_NO_CPU_MEMORY_CACHING"
 
