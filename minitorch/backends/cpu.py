@@ -403,6 +403,36 @@ def outer_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     kernel(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides, a.shape[-1])
 
 
+class PackedRight:
+    """``out = a @ b`` for one right operand ``b`` and many ``a``: a recurrent layer's steps, which
+    multiply each step's state by the same weight. ``b``'s column tiles are packed once, where
+    :func:`outer_matmul` packs them again at every call. Measured on 2 cores, float32, an LSTM's
+    steps (hidden size 128, batch 32): ``(32, 128) @ (128, 512)`` 45 us instead of 63, and the
+    backward's ``(32, 512) @ (512, 128)`` 43 us instead of the 91 that the students' kernel took
+    (its ``b``, a transposed view, was not the outer kernel's). The products are
+    :func:`outer_matmul`'s bit for bit.
+    A call with another ``b``, or operands the packed kernel does not take (not one float dtype,
+    not 2-D), goes to ``fallback``."""
+
+    def __init__(self, b: TensorData, fallback: Callable[[TensorData, TensorData, TensorData], None]) -> None:
+        self.b, self.fallback = b, fallback
+        k, m = b.shape if b.dims == 2 else (0, 0)
+        self.packed: Optional[np.ndarray] = None
+        if b.dims == 2 and k <= cpu_matmul_outer.MAX_K and b.storage.dtype in _BLAS_DTYPES and m >= OUTER_MIN_COLS:
+            tiles = -(-m // cpu_matmul_outer.TILE_COLS)
+            self.packed = cpu_memory.empty(tiles * k * cpu_matmul_outer.TILE_COLS, b.storage.dtype)
+            cpu_matmul_outer.pack_matrix(self.packed, b.buffer, b.strides[0], b.strides[1], k, m)
+
+    def __call__(self, a: TensorData, b: TensorData, out: TensorData) -> None:
+        if (b is not self.b or self.packed is None or a.dims != 2 or out.dims != 2 or not _one_float_dtype(a, b, out)
+                or a.shape[1] != b.shape[0] or out.shape != (a.shape[0], b.shape[1])):
+            return self.fallback(a, b, out)
+        (n, k), m = a.shape, b.shape[1]
+        threaded = kernels.threaded(n * m * k)
+        kernel = cpu_matmul_outer.packed_matmul_kernel if threaded else cpu_matmul_outer.packed_matmul_kernel_serial
+        kernel(out.buffer, out.strides[0], out.strides[1], a.buffer, a.strides[0], a.strides[1], self.packed, n, m, k)
+
+
 def _blas_ready(view: np.ndarray) -> bool:
     """Whether BLAS reads the matrices of ``view`` in place.
 
@@ -609,28 +639,30 @@ class CpuBackend:
                      hw: TensorData) -> None:
         from . import cpu_rnn
 
-        cpu_rnn.lstm_forward(self.matmul, xw, w_hh_t, h0, c0, reverse, gates, slopes, tanh_c, cs, hs, hw)
+        cpu_rnn.lstm_forward(PackedRight(w_hh_t, self.matmul), xw, w_hh_t, h0, c0, reverse, gates, slopes, tanh_c,
+                             cs, hs, hw)
 
     def lstm_backward(self, grad: TensorData, w_hh: TensorData, reverse: bool, gates: TensorData,
                       slopes: TensorData, tanh_c: TensorData, cs: TensorData, c0: TensorData,
                       carried_h: TensorData, carried_c: TensorData, grad_pre: TensorData) -> None:
         from . import cpu_rnn
 
-        cpu_rnn.lstm_backward(self.matmul, grad, w_hh, reverse, gates, slopes, tanh_c, cs, c0, carried_h,
-                              carried_c, grad_pre)
+        cpu_rnn.lstm_backward(PackedRight(w_hh, self.matmul), grad, w_hh, reverse, gates, slopes, tanh_c, cs, c0,
+                              carried_h, carried_c, grad_pre)
 
     def gru_forward(self, xw: TensorData, w_hh_t: TensorData, b_hh: TensorData, h0: TensorData, reverse: bool,
                     rzn: TensorData, hwn: TensorData, hs: TensorData, hw: TensorData) -> None:
         from . import cpu_rnn
 
-        cpu_rnn.gru_forward(self.matmul, xw, w_hh_t, b_hh, h0, reverse, rzn, hwn, hs, hw)
+        cpu_rnn.gru_forward(PackedRight(w_hh_t, self.matmul), xw, w_hh_t, b_hh, h0, reverse, rzn, hwn, hs, hw)
 
     def gru_backward(self, grad: TensorData, w_hh: TensorData, reverse: bool, rzn: TensorData, hwn: TensorData,
                      hs: TensorData, h0: TensorData, carried: TensorData, direct: TensorData,
                      grad_x: TensorData, grad_hw: TensorData) -> None:
         from . import cpu_rnn
 
-        cpu_rnn.gru_backward(self.matmul, grad, w_hh, reverse, rzn, hwn, hs, h0, carried, direct, grad_x, grad_hw)
+        cpu_rnn.gru_backward(PackedRight(w_hh, self.matmul), grad, w_hh, reverse, rzn, hwn, hs, h0, carried, direct,
+                             grad_x, grad_hw)
 
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 

@@ -100,13 +100,10 @@ def outer_task(
     a: np.ndarray, a_strides: np.ndarray, b: np.ndarray, b_strides: np.ndarray,
 ) -> None:
     """Block ``task`` of ``out`` (numbered matrix by matrix, row by row inside one): for each
-    tile of ``TILE_COLS`` columns, pack them from ``b``, then accumulate each tile of
-    ``TILE_ROWS`` rows in ``acc`` and store it."""
+    tile of ``TILE_COLS`` columns, pack them from ``b``, then accumulate its rows (:func:`tile_rows`)."""
     rank = shape.size
     n, m = shape[rank - 2], shape[rank - 1]
-    a_row, a_col = a_strides[rank - 2], a_strides[rank - 1]
     b_row, b_col = b_strides[rank - 2], b_strides[rank - 1]
-    out_row, out_col = out_strides[rank - 2], out_strides[rank - 1]
     blocks = row_blocks * col_blocks
     a_base, b_base, out_base = matrix_offsets(task // blocks, shape, a_strides, b_strides, out_strides)
     block = task % blocks
@@ -116,55 +113,67 @@ def outer_task(
     c1 = min(c0 + cols, m)
     packed = np.zeros(k * TILE_COLS, b.dtype)  # row p: b[p, t0 : t0 + TILE_COLS], zeros past the edge
     acc = np.empty(TILE_ROWS * TILE_COLS, out.dtype)
-    acc0, acc1 = acc[0:TILE_COLS], acc[TILE_COLS : 2 * TILE_COLS]
-    acc2, acc3 = acc[2 * TILE_COLS : 3 * TILE_COLS], acc[3 * TILE_COLS : 4 * TILE_COLS]
     for t0 in range(c0, c1, TILE_COLS):
         width = min(TILE_COLS, c1 - t0)
         pack_columns(packed, b, b_base + t0 * b_col, b_row, b_col, k, width)
         if width < TILE_COLS:  # the last tile of the row: clear what the previous tile left
             for p in range(k):
                 packed[p * TILE_COLS + width : (p + 1) * TILE_COLS] = 0
-        for i in range(i0, i1, TILE_ROWS):
-            # a last tile of fewer rows repeats its last row (computed, never stored twice)
-            row1, row2, row3 = min(i + 1, i1 - 1), min(i + 2, i1 - 1), min(i + 3, i1 - 1)
-            for c in range(TILE_ROWS * TILE_COLS):
-                acc[c] = 0
-            k4 = k - k % 4
-            for p in range(0, k4, 4):
-                e0 = a_base + i * a_row + p * a_col
-                e1 = a_base + row1 * a_row + p * a_col
-                e2 = a_base + row2 * a_row + p * a_col
-                e3 = a_base + row3 * a_row + p * a_col
-                x00, x01, x02, x03 = a[e0], a[e0 + a_col], a[e0 + 2 * a_col], a[e0 + 3 * a_col]
-                x10, x11, x12, x13 = a[e1], a[e1 + a_col], a[e1 + 2 * a_col], a[e1 + 3 * a_col]
-                x20, x21, x22, x23 = a[e2], a[e2 + a_col], a[e2 + 2 * a_col], a[e2 + 3 * a_col]
-                x30, x31, x32, x33 = a[e3], a[e3 + a_col], a[e3 + 2 * a_col], a[e3 + 3 * a_col]
-                b_p = packed[p * TILE_COLS : (p + 4) * TILE_COLS]
-                for c in range(TILE_COLS):
-                    y0 = b_p[c]
-                    y1 = b_p[TILE_COLS + c]
-                    y2 = b_p[2 * TILE_COLS + c]
-                    y3 = b_p[3 * TILE_COLS + c]
-                    acc0[c] = acc0[c] + x00 * y0 + x01 * y1 + x02 * y2 + x03 * y3
-                    acc1[c] = acc1[c] + x10 * y0 + x11 * y1 + x12 * y2 + x13 * y3
-                    acc2[c] = acc2[c] + x20 * y0 + x21 * y1 + x22 * y2 + x23 * y3
-                    acc3[c] = acc3[c] + x30 * y0 + x31 * y1 + x32 * y2 + x33 * y3
-            for p in range(k4, k):
-                x0 = a[a_base + i * a_row + p * a_col]
-                x1 = a[a_base + row1 * a_row + p * a_col]
-                x2 = a[a_base + row2 * a_row + p * a_col]
-                x3 = a[a_base + row3 * a_row + p * a_col]
-                b_p = packed[p * TILE_COLS : (p + 1) * TILE_COLS]
-                for c in range(TILE_COLS):
-                    y = b_p[c]
-                    acc0[c] += x0 * y
-                    acc1[c] += x1 * y
-                    acc2[c] += x2 * y
-                    acc3[c] += x3 * y
-            for r in range(min(TILE_ROWS, i1 - i)):
-                start = out_base + (i + r) * out_row + t0 * out_col
-                for c in range(width):
-                    out[start + c * out_col] = acc[r * TILE_COLS + c]
+        tile_rows(packed, 0, k, a, a_base, a_strides[rank - 2], a_strides[rank - 1], i0, i1,
+                  out, out_base + t0 * out_strides[rank - 1], out_strides[rank - 2], out_strides[rank - 1], width, acc)
+
+
+@kernel_only(inline="always", **OUTER_OPTIONS)
+def tile_rows(
+    packed: np.ndarray, start: int, k: int, a: np.ndarray, a_base: int, a_row: int, a_col: int, i0: int, i1: int,
+    out: np.ndarray, out_base: int, out_row: int, out_col: int, width: int, acc: np.ndarray,
+) -> None:
+    """Rows ``i0`` to ``i1`` of one tile of ``width`` columns of ``out`` (its first column at
+    ``out_base``), from the tile of ``b`` packed at ``packed[start:]`` (``k x TILE_COLS``): each
+    ``TILE_ROWS`` rows accumulated in ``acc`` by outer products, then stored."""
+    acc0, acc1 = acc[0:TILE_COLS], acc[TILE_COLS : 2 * TILE_COLS]
+    acc2, acc3 = acc[2 * TILE_COLS : 3 * TILE_COLS], acc[3 * TILE_COLS : 4 * TILE_COLS]
+    for i in range(i0, i1, TILE_ROWS):
+        # a last tile of fewer rows repeats its last row (computed, never stored twice)
+        row1, row2, row3 = min(i + 1, i1 - 1), min(i + 2, i1 - 1), min(i + 3, i1 - 1)
+        for c in range(TILE_ROWS * TILE_COLS):
+            acc[c] = 0
+        k4 = k - k % 4
+        for p in range(0, k4, 4):
+            e0 = a_base + i * a_row + p * a_col
+            e1 = a_base + row1 * a_row + p * a_col
+            e2 = a_base + row2 * a_row + p * a_col
+            e3 = a_base + row3 * a_row + p * a_col
+            x00, x01, x02, x03 = a[e0], a[e0 + a_col], a[e0 + 2 * a_col], a[e0 + 3 * a_col]
+            x10, x11, x12, x13 = a[e1], a[e1 + a_col], a[e1 + 2 * a_col], a[e1 + 3 * a_col]
+            x20, x21, x22, x23 = a[e2], a[e2 + a_col], a[e2 + 2 * a_col], a[e2 + 3 * a_col]
+            x30, x31, x32, x33 = a[e3], a[e3 + a_col], a[e3 + 2 * a_col], a[e3 + 3 * a_col]
+            b_p = packed[start + p * TILE_COLS : start + (p + 4) * TILE_COLS]
+            for c in range(TILE_COLS):
+                y0 = b_p[c]
+                y1 = b_p[TILE_COLS + c]
+                y2 = b_p[2 * TILE_COLS + c]
+                y3 = b_p[3 * TILE_COLS + c]
+                acc0[c] = acc0[c] + x00 * y0 + x01 * y1 + x02 * y2 + x03 * y3
+                acc1[c] = acc1[c] + x10 * y0 + x11 * y1 + x12 * y2 + x13 * y3
+                acc2[c] = acc2[c] + x20 * y0 + x21 * y1 + x22 * y2 + x23 * y3
+                acc3[c] = acc3[c] + x30 * y0 + x31 * y1 + x32 * y2 + x33 * y3
+        for p in range(k4, k):
+            x0 = a[a_base + i * a_row + p * a_col]
+            x1 = a[a_base + row1 * a_row + p * a_col]
+            x2 = a[a_base + row2 * a_row + p * a_col]
+            x3 = a[a_base + row3 * a_row + p * a_col]
+            b_p = packed[start + p * TILE_COLS : start + (p + 1) * TILE_COLS]
+            for c in range(TILE_COLS):
+                y = b_p[c]
+                acc0[c] += x0 * y
+                acc1[c] += x1 * y
+                acc2[c] += x2 * y
+                acc3[c] += x3 * y
+        for r in range(min(TILE_ROWS, i1 - i)):
+            row_start = out_base + (i + r) * out_row
+            for c in range(width):
+                out[row_start + c * out_col] = acc[r * TILE_COLS + c]
 
 
 @njit(parallel=prange_only(), **OUTER_OPTIONS)
@@ -187,3 +196,54 @@ def outer_matmul_kernel(
 
 #: :func:`outer_matmul_kernel` without threads, for small products (see :func:`.cpu_kernels.serial_twin`)
 outer_matmul_kernel_serial = serial_twin(outer_matmul_kernel, **OUTER_OPTIONS)
+
+
+# ---- one right operand, many left ones: ``b`` packed once ----
+
+
+@njit(**OUTER_OPTIONS)
+def pack_matrix(packed: np.ndarray, b: np.ndarray, b_row: int, b_col: int, k: int, m: int) -> None:
+    """Every tile of ``TILE_COLS`` columns of the ``k x m`` matrix ``b`` packed as :func:`outer_task`
+    packs one, tile ``t`` at ``packed[t * k * TILE_COLS:]``, zeros past the last column."""
+    for t in range((m + TILE_COLS - 1) // TILE_COLS):
+        tile = packed[t * k * TILE_COLS : (t + 1) * k * TILE_COLS]
+        width = min(TILE_COLS, m - t * TILE_COLS)
+        if width < TILE_COLS:
+            tile[:] = 0
+        pack_columns(tile, b, t * TILE_COLS * b_col, b_row, b_col, k, width)
+
+
+@kernel_only(**OUTER_OPTIONS)
+def packed_task(
+    task: int, rows: int, cols: int, col_blocks: int, n: int, m: int, k: int,
+    out: np.ndarray, out_row: int, out_col: int, a: np.ndarray, a_row: int, a_col: int, packed: np.ndarray,
+) -> None:
+    """Block ``task`` of ``out`` (as :func:`outer_task` numbers them in one matrix), from ``b`` packed
+    by :func:`pack_matrix`."""
+    i0 = (task // col_blocks) * rows
+    i1 = min(i0 + rows, n)
+    c0 = (task % col_blocks) * cols
+    c1 = min(c0 + cols, m)
+    acc = np.empty(TILE_ROWS * TILE_COLS, out.dtype)
+    for t0 in range(c0, c1, TILE_COLS):
+        tile_rows(packed, (t0 // TILE_COLS) * k * TILE_COLS, k, a, 0, a_row, a_col, i0, i1,
+                  out, t0 * out_col, out_row, out_col, min(TILE_COLS, c1 - t0), acc)
+
+
+@njit(parallel=prange_only(), **OUTER_OPTIONS)
+def packed_matmul_kernel(
+    out: np.ndarray, out_row: int, out_col: int, a: np.ndarray, a_row: int, a_col: int,
+    packed: np.ndarray, n: int, m: int, k: int,
+) -> None:
+    """``out = a @ b`` for an ``n x k`` matrix ``a`` (any strides) and ``b`` packed by :func:`pack_matrix`;
+    the blocks of :func:`outer_grid` shared among the threads. Each output is summed as in
+    :func:`outer_matmul_kernel`, so the two give the same bits."""
+    if n == 0 or m == 0:
+        return
+    rows, row_blocks, cols, col_blocks = outer_grid(1, n, m)
+    for task in prange(row_blocks * col_blocks):
+        packed_task(np.int64(task), rows, cols, col_blocks, n, m, k, out, out_row, out_col, a, a_row, a_col, packed)
+
+
+#: :func:`packed_matmul_kernel` without threads, for small products
+packed_matmul_kernel_serial = serial_twin(packed_matmul_kernel, **OUTER_OPTIONS)
