@@ -12,6 +12,9 @@ details live here too:
 * bool inputs are read as uint8 (the same bytes), so every op has integer arithmetic to
   compile to; a bool ``out`` stays bool, so a result stored into it becomes ``x != 0``.
 
+Storages of 256 KiB or more come from :mod:`.cpu_memory`, which keeps freed ones for reuse
+(fresh memory costs a page fault per page on its first write).
+
 Reductions accumulate in float64 (float inputs) or int64 (integer and bool inputs) and round
 once into ``out``: a float32 sum of 10^7 terms keeps its full precision, at no measurable
 cost since summing is limited by memory bandwidth.
@@ -29,7 +32,9 @@ Matmul has four paths; ``CpuBackend.matmul`` picks one:
   :func:`outer_matmul`) for larger float32 and float64 products with at least
   :data:`OUTER_MIN_COLS` columns (see :func:`outer_matmul_fits`): it vectorises along the rows of
   ``b`` and never adds SIMD lanes together, which makes the short inner dimensions of a training
-  step's gradients two to three times faster and long ones about a fifth.
+  step's gradients two to three times faster and long ones about a fifth. A recurrent layer,
+  which multiplies every step's state by the same ``W_hh``, packs it once (:class:`PackedRight`)
+  and runs the same tiles from the packed copy at each step.
 * **BLAS** (through ``np.matmul``, :func:`_blas_matmul`) for float32 and float64 products of
   at least ``BLAS_MIN_WORK`` multiply-adds, once :data:`use_blas` is set. In isolation it
   is ~3x faster than the kernel (sums in float32 for float32, as in PyTorch). It is off by
