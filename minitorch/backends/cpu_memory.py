@@ -100,8 +100,7 @@ class BlockCache:
             return
         with self._lock:
             if self._free_bytes + nbytes > self.limit:
-                self._free.clear()
-                self._free_bytes = 0
+                self.empty_cache()  # the lock is reentrant
             self._free.setdefault(nbytes, []).append((block, address))
             self._free_bytes += nbytes
 
