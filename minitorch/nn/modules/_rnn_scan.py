@@ -290,7 +290,7 @@ class LSTMScan(Function):
         w_hh, h0, c0, *saved = ctx.saved_tensors
         sequence = rnn_dispatch.LstmSequence(*saved)
         grad_xw, grad_h0, grad_c0 = rnn_dispatch.lstm_backward_op(
-            grad.to(sequence.hs.dtype), _right_operand(w_hh), c0, sequence, ctx.reverse)
+            grad.to(sequence.hs.dtype), w_hh, c0, sequence, ctx.reverse)
         grad_w_hh = None
         if ctx.needs_input_grad[1]:
             grad_w_hh = _sum_over_steps(grad_xw, _previous_states(sequence.hs, h0, ctx.reverse))
@@ -372,7 +372,7 @@ class GRUScan(Function):
         w_hh, h0, *saved = ctx.saved_tensors
         sequence = rnn_dispatch.GruSequence(*saved)
         grad_xw, all_grad_hw, grad_h0 = rnn_dispatch.gru_backward_op(
-            grad.to(sequence.hs.dtype), _right_operand(w_hh), h0, sequence, ctx.reverse)
+            grad.to(sequence.hs.dtype), w_hh, h0, sequence, ctx.reverse)
         previous = _previous_states(sequence.hs, h0, ctx.reverse)
         grad_w_hh = _sum_over_steps(all_grad_hw, previous) if ctx.needs_input_grad[1] else None
         grad_b_hh = all_grad_hw.reshape(-1, all_grad_hw.shape[-1]).sum(0) if ctx.needs_input_grad[2] else None
