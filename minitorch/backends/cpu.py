@@ -12,6 +12,10 @@ details live here too:
 * bool inputs are read as uint8 (the same bytes), so every op has integer arithmetic to
   compile to; a bool ``out`` stays bool, so a result stored into it becomes ``x != 0``.
 
+A copy of a strided view (``contiguous()`` of a permute or of a convolution's windows) walks
+it row by row (:mod:`.cpu_walk`), where the students' ``map`` kernel would divide to find the
+start of every short run (see the note above :func:`_cast`).
+
 Storages of 256 KiB or more come from :mod:`.cpu_memory`, which keeps freed ones for reuse
 (fresh memory costs a page fault per page on its first write).
 
@@ -57,7 +61,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor_data import TensorData, contiguous_strides, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long
+from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long, cpu_walk
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -98,15 +102,6 @@ OUTER_MIN_ROWS = 64
 #: call costs more than the work (measured, kernel vs BLAS: 8 x 8 x 8 1.9 vs 3.2 us,
 #: 32 x 32 x 32 6.4 vs 3.8 us)
 BLAS_MIN_WORK = 1 << 12
-#: a copy from a view whose contiguous runs are shorter than this (the windows of a
-#: convolution, a permuted image batch) goes to NumPy's strided copy: the kernel finds the
-#: start of each run by a division per dimension, which costs more than the copy (measured:
-#: the 1.25M-element window view of a 5 x 5 convolution on 64 images of 28 x 28, 3.2 ms by
-#: the kernel on 2 threads, 0.7 ms by NumPy on one; a 64 x 28 x 28 x 16 permute, 2.4 ms
-#: against 0.43 ms). Transposes (last stride not 1) stay on the kernel, which is faster there
-SHORT_RUN = 64
-
-
 #: int64 arrays of the shapes and strides seen so far, by ``(shape, strides)``: a training
 #: loop meets the same few layouts every step. Kernels only read these arrays.
 _LAYOUTS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[np.ndarray, np.ndarray]] = {}
@@ -255,38 +250,32 @@ def _operand(td: TensorData) -> np.ndarray:
     return buffer.view(np.uint8) if buffer.dtype == _BOOL else buffer
 
 
-def _in_short_runs(td: TensorData) -> bool:
-    """Whether ``td`` is laid out in contiguous runs of fewer than :data:`SHORT_RUN` elements
-    (the last stride 1, the dimensions before it not continuing the run)."""
-    if not td.strides or td.strides[-1] != 1:
-        return False
-    run = 1
-    for size, stride in zip(reversed(td.shape), reversed(td.strides)):
-        if size != 1 and stride != run:
-            break
-        run *= size
-    return run < SHORT_RUN
-
-
-# Which copies NumPy's strided copy (:func:`_cast`) makes rather than the ``copy`` kernel:
+# Which kernel makes a copy (``contiguous()``, ``clone``, a view written into another):
 #
-# * one too small for the threads (:func:`.cpu_kernels.threaded`): NumPy is as fast on a few
-#   elements and faster on strided views (measured, kernel against NumPy: 8 x 8 2.3 against
-#   3.0 us; a transposed 128 x 128 18.6 against 13.1 us, 255 x 255 55 against 22 us), and a
-#   small model then never compiles the serial kernel (0.4 s of its first step);
-# * one value into many (``fill_``, ``zero_``, the padding of a convolution): the kernel
-#   reads its one value through a stride of 0, a loop that does not vectorise (64 x 6 x 28
-#   x 28 float32: 119 us, NumPy 32 us).
-#
-# Large contiguous copies and transposes stay on the threaded kernel (a 1024 x 1024 float32
-# copy: 55 against 95 us, transposed 1.8 against 3.4 ms).
+# * NumPy's strided copy (:func:`_cast`) one too small for the threads
+#   (:func:`.cpu_kernels.threaded`): NumPy is as fast on a few elements and faster on strided
+#   views (measured, kernel against NumPy: 8 x 8 2.3 against 3.0 us; a transposed 128 x 128
+#   18.6 against 13.1 us, 255 x 255 55 against 22 us), and a small model then never compiles
+#   a serial kernel (0.4 s of its first step); and one value into many (``fill_``, ``zero_``,
+#   the padding of a convolution): a kernel reads its one value through a stride of 0, a loop
+#   that does not vectorise (64 x 6 x 28 x 28 float32: 119 us, NumPy 32 us);
+# * the students' ``map`` kernel a contiguous copy (a 1024 x 1024 float32 copy: 55 against 95 us
+#   by NumPy);
+# * :func:`.cpu_walk.copy` every other: a view (windows, a permute, a transpose) walked row by
+#   row in the order that reads and writes nearby memory in turn, each row's start counted on
+#   from the one before. The ``map`` kernel divides to find each run's start, which on short
+#   runs costs more than the copy. Measured on 2 threads, float32 (walk, ``map`` kernel, NumPy):
+#   the windows of a stride-2 transposed convolution's gradient, 524K elements in runs of 8
+#   read every second element, 0.23, 1.25 and 0.29 ms; the 1.25M-element window view of a
+#   5 x 5 convolution on 64 padded images of 28 x 28, 0.67, 2.2 and 2.1 ms; a 64 x 28 x 28 x 16
+#   permute, 0.28, 1.5 and 0.31 ms; a transposed 1024 x 1024, 1.88, 1.89 and 3.7 ms; the
+#   3 x 3 stride-2 windows of 64 x 16 x 32 x 32, 1.7, 2.9 and 3.8 ms.
 
 
 def _cast(a: TensorData, out: TensorData) -> None:
     """``copy`` by NumPy's strided copy, broadcasting ``a``: into another dtype (how
     ``.to(dtype)`` works: a kernel would be compiled anew for each of the 30-odd pairs of
-    dtypes), from a view read in short runs (:func:`_in_short_runs`), a copy too small for
-    threads or one value into many (see the note above)."""
+    dtypes), a copy too small for threads or one value into many (see the note above)."""
     with np.errstate(invalid="ignore", over="ignore"):  # NaN or inf into an int, overflow into float16
         out.numpy_view()[...] = a.numpy_view()
 
@@ -484,13 +473,15 @@ class CpuBackend:
             return
         a_dtype, out_dtype = a.storage.dtype, out.storage.dtype
         if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or not kernels.threaded(out.size)
-                                     or a.size == 1 or _in_short_runs(a)):
+                                     or a.size == 1):
             return _cast(a, out)
         flat = _flat_layout(out, a)
         if flat is not None:
             shape, out_strides, a_strides = flat
             kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, a.buffer, a_strides)
             return
+        if code == opcodes.COPY:  # a strided copy: see the note above _cast
+            return cpu_walk.copy(_operand(a), _operand(out), cpu_walk.walk_layout(a, out), threaded=True)
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
         shape, out_strides, a_strides = _elementwise_layout(out, a)

@@ -1,18 +1,20 @@
 """Numba kernels of the CPU backend's indexing primitives: ``accumulate``, ``gather``, ``scatter_add``.
 
 The contracts are in :class:`~minitorch.backends.base.Backend`. Each kernel walks its
-tensor as *rows*: every dimension but the last picks a row (its start found once by
-:func:`~minitorch.backends.cpu_kernels.start_position`), and a plain loop runs along the
-last one. The Python functions at the bottom choose a good dimension order first (the
-order of the visits does not change a sum's meaning) and hand the kernels int64 shapes
-and strides, as :mod:`.cpu` does for the elementwise kernels. Index values and shapes
+tensor as *rows*: every dimension but the last picks a row, and a plain loop runs along the
+last one. ``gather`` and ``scatter_add`` find each row's start by division
+(:func:`~minitorch.backends.cpu_kernels.start_position`); ``accumulate``, which a fold or a
+window view's gradient calls with rows of a few elements, counts it on from the row before
+(:mod:`.cpu_walk`), in the order of :func:`.cpu_walk.walk_order` (the order of the visits
+does not change a sum's meaning). The Python functions at the bottom hand the kernels int64
+shapes and strides, as :mod:`.cpu` does for the elementwise kernels. Index values and shapes
 arrive checked (:mod:`minitorch.index_checks`, run by the dispatch layer for every
 backend), so nothing here checks them again.
 
 Parallelism: ``gather`` writes each output element once, so its rows are shared between
 threads. ``accumulate`` and ``scatter_add`` may add into one storage element from many
 places; ``accumulate`` runs in parallel only over a dimension whose slices touch disjoint
-storage (proved from the strides, :func:`_disjoint_dim`), ``scatter_add`` runs serially.
+storage (proved from the strides, :func:`.cpu_walk.disjoint_dim`), ``scatter_add`` runs serially.
 Float16 and bool tensors (which Numba cannot compute on) take NumPy's ``np.add.at`` path.
 """
 
@@ -23,7 +25,8 @@ from numba import njit, prange
 
 from ..tensor_data import TensorData, expand_strides
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, count, kernel_only, prange_only, serial_twin, start_position, threaded
+from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, prange_only, serial_twin, start_position, threaded
+from .cpu_walk import first_row, next_row, parts_for, walk_layout
 
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -39,33 +42,38 @@ def accumulate_rows(
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
     src: np.ndarray, src_strides: np.ndarray, first: int, stop: int,
 ) -> None:
-    """``out[i] += src[i]`` for the rows ``first <= row < stop``, one element after another."""
-    inner = shape.size - 1
-    width = shape[inner]
-    out_step, src_step = out_strides[inner], src_strides[inner]
-    for row in range(first, stop):
-        out_pos = start_position(row, shape, out_strides, inner)
-        src_pos = start_position(row, shape, src_strides, inner)
-        for j in range(width):
-            out[out_pos + j * out_step] += src[src_pos + j * src_step]
+    """``out[i] += src[i]`` for the rows ``first <= row < stop``, one element after another;
+    each row's start counted on from the one before (:mod:`.cpu_walk`)."""
+    last = shape.size - 1
+    width = shape[last]
+    out_step, src_step = np.uint64(out_strides[last]), np.uint64(src_strides[last])  # (unsigned: see cpu_walk)
+    index = np.zeros(last, np.int64)
+    out_pos, src_pos = first_row(first, shape, index, out_strides, src_strides)
+    for _ in range(first, stop):
+        o, s = np.uint64(out_pos), np.uint64(src_pos)
+        for _ in range(width):
+            out[o] += src[s]
+            o += out_step
+            s += src_step
+        out_pos, src_pos = next_row(shape, index, out_pos, out_strides, src_pos, src_strides)
 
 
 @njit(parallel=prange_only(), **KERNEL_OPTIONS)
 def accumulate_kernel(
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
-    src: np.ndarray, src_strides: np.ndarray, split_first: bool,
+    src: np.ndarray, src_strides: np.ndarray, parts: int,
 ) -> None:
-    """``out[i] += src[i]`` over ``shape``; threads share dimension 0 when ``split_first``.
+    """``out[i] += src[i]`` over ``shape``; threads share dimension 0, cut into ``parts`` parts.
 
-    ``split_first`` promises that the slices along dimension 0 touch disjoint storage.
+    More than one part promises that the slices along dimension 0 touch disjoint storage.
     """
     rows = count(shape[:-1])
-    if split_first and shape.size > 1 and count(shape) >= PARALLEL_MIN_WORK:
-        slabs = shape[0]
-        per_slab = rows // slabs
-        for slab in prange(slabs):
-            first = np.int64(slab) * per_slab
-            accumulate_rows(out, shape, out_strides, src, src_strides, first, first + per_slab)
+    if shape.size > 1 and parts > 1:
+        per_slab = rows // shape[0]
+        for part in prange(parts):
+            first = np.int64(part) * shape[0] // parts * per_slab
+            stop = (np.int64(part) + 1) * shape[0] // parts * per_slab
+            accumulate_rows(out, shape, out_strides, src, src_strides, first, stop)
     else:
         accumulate_rows(out, shape, out_strides, src, src_strides, 0, rows)
 
@@ -147,22 +155,6 @@ def _positions(td: TensorData, shape: tuple[int, ...], strides: tuple[int, ...])
     return positions
 
 
-def _disjoint_dim(shape: tuple[int, ...], strides: tuple[int, ...], skip: int) -> int:
-    """A dimension (not ``skip``) whose slices touch disjoint storage, or -1.
-
-    Slices along ``d`` are disjoint when one step along ``d`` is longer than the span
-    that all the other dimensions cover together.
-    """
-    best = -1
-    for d, (size, stride) in enumerate(zip(shape, strides)):
-        if d == skip or size < 2:
-            continue
-        span = sum((n - 1) * abs(s) for e, (n, s) in enumerate(zip(shape, strides)) if e != d)
-        if abs(stride) > span and (best < 0 or size > shape[best]):
-            best = d
-    return best
-
-
 def accumulate(src: TensorData, out: TensorData) -> None:
     if out.size == 0:
         return
@@ -175,16 +167,10 @@ def accumulate(src: TensorData, out: TensorData) -> None:
         ).astype(out.storage.dtype)
         np.add.at(out.storage, _positions(out, shape, out_strides), values)
         return
-    # the longest dimension runs innermost, a dimension of disjoint slices outermost
-    last = max(range(len(shape)), key=lambda d: (shape[d], -abs(out_strides[d])))
-    first = _disjoint_dim(shape, out_strides, last)
-    middle = [d for d in range(len(shape)) if d not in (first, last)]
-    order = ([first] if first >= 0 else []) + middle + [last]
-    kernel = accumulate_kernel if threaded(out.size) else accumulate_kernel_serial
-    kernel(
-        out.buffer, _int64([shape[d] for d in order]), _int64([out_strides[d] for d in order]),
-        src.buffer, _int64([src_strides[d] for d in order]), first >= 0,
-    )
+    shape, walk_out, walk_src, split = walk_layout(src, out, split_disjoint=True)
+    parts = min(int(shape[0]), parts_for(int(shape[0]))) if split and threaded(out.size) else 1
+    kernel = accumulate_kernel if parts > 1 else accumulate_kernel_serial
+    kernel(out.buffer, shape, walk_out, src.buffer, walk_src, parts)
 
 
 def gather(a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
