@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minitorch
-from minitorch.backends import cpu_index_kernels, cpu_walk
+from minitorch.backends import cpu_index_kernels, cpu_walk, opcodes
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
 from minitorch.tensor_data import TensorData
 
@@ -50,25 +50,58 @@ def _values(size: int, dtype: type, seed: int) -> np.ndarray:
     return (rng.integers(0, 2, size) if dtype is np.bool_ else rng.integers(-50, 50, size)).astype(dtype)
 
 
+def _permuted_block(shape: tuple[int, ...], order: list[int]) -> tuple[int, ...]:
+    """The strides of a contiguous block holding ``shape`` with its dimensions in ``order``."""
+    strides = [0] * len(shape)
+    for i, d in enumerate(order):
+        strides[d] = int(np.prod([shape[e] for e in order[i + 1:]]))
+    return tuple(strides)
+
+
+def _view(buffer: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    return np.lib.stride_tricks.as_strided(buffer, shape, [s * buffer.itemsize for s in strides])
+
+
+def _bytes(a: np.ndarray) -> np.ndarray:
+    """A bool buffer as the cpu backend hands it to a kernel (``_operand``): its bytes."""
+    return a.view(np.uint8) if a.dtype == np.bool_ else a
+
+
 @settings(max_examples=150, deadline=None)
-@given(data=st.data(), shape=shapes, dtype=st.sampled_from(DTYPES), threaded=st.booleans(), seed=st.integers(0, 2**16))
-def test_copy_of_any_view_into_any_view_matches_numpy(data, shape, dtype, threaded, seed) -> None:
-    """``out[...] = src`` for ``src`` and ``out`` both strided views (``out`` never broadcast):
-    the elements NumPy's copy of the same views writes, and nothing else."""
+@given(data=st.data(), shape=shapes, dtype=st.sampled_from(DTYPES), parts=st.integers(1, 9), seed=st.integers(0, 2**16))
+def test_copy_of_any_view_into_any_view_matches_numpy(data, shape, dtype, parts, seed) -> None:
+    """``out[...] = src`` (the map ``copy``) for ``src`` a strided view and ``out`` a permuted
+    block: the elements NumPy's copy of the same views writes, and nothing else."""
     src_strides, src_size = data.draw(view_strides(shape))
-    order = data.draw(st.permutations(range(len(shape))))
-    out_strides = [0] * len(shape)
-    for i, d in enumerate(order):  # ``out`` a permuted contiguous block, with a margin after it
-        out_strides[d] = int(np.prod([shape[e] for e in order[i + 1:]]))
+    out_strides = _permuted_block(shape, data.draw(st.permutations(range(len(shape)))))
     src_buffer = _values(src_size, dtype, seed)
-    out_buffer = _values(int(np.prod(shape)) + 3, dtype, seed + 1)
+    out_buffer = _values(int(np.prod(shape)) + 3, dtype, seed + 1)  # a margin that must stay as it is
     expected = out_buffer.copy()
-    itemsize = src_buffer.itemsize
-    np.lib.stride_tricks.as_strided(expected, shape, [s * itemsize for s in out_strides])[...] = (
-        np.lib.stride_tricks.as_strided(src_buffer, shape, [s * itemsize for s in src_strides]))
-    src, out = TensorData(src_buffer, shape, src_strides), TensorData(out_buffer, shape, tuple(out_strides))
-    as_bytes = (lambda a: a.view(np.uint8)) if dtype is np.bool_ else (lambda a: a)
-    cpu_walk.copy(as_bytes(src.buffer), as_bytes(out.buffer), cpu_walk.walk_layout(src, out), threaded)
+    _view(expected, shape, out_strides)[...] = _view(src_buffer, shape, src_strides)
+    src, out = TensorData(src_buffer, shape, src_strides), TensorData(out_buffer, shape, out_strides)
+    walk_shape, strides, _ = cpu_walk.walk_layout(out, src)
+    parts = min(parts, int(np.prod(walk_shape[:-1])))
+    cpu_walk.map_entry(opcodes.COPY)(out_buffer, _bytes(src_buffer), walk_shape, strides, parts)
+    np.testing.assert_array_equal(out_buffer, expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), shape=shapes, op=st.sampled_from(["add", "mul", "lt"]), dtype=st.sampled_from(DTYPES[:3]),
+       parts=st.integers(1, 9), seed=st.integers(0, 2**16))
+def test_binary_op_of_any_views_matches_numpy(data, shape, op, dtype, parts, seed) -> None:
+    """``out = a op b`` for ``a`` and ``b`` strided or broadcast views, ``out`` a permuted block
+    (bool for a comparison): NumPy's result on the same views."""
+    (a_strides, a_size), (b_strides, b_size) = data.draw(view_strides(shape)), data.draw(view_strides(shape))
+    out_strides = _permuted_block(shape, data.draw(st.permutations(range(len(shape)))))
+    a_buffer, b_buffer = _values(a_size, dtype, seed), _values(b_size, dtype, seed + 1)
+    numpy_op = {"add": np.add, "mul": np.multiply, "lt": np.less}[op]
+    out_buffer = np.zeros(int(np.prod(shape)) + 3, np.bool_ if op == "lt" else dtype)
+    expected = out_buffer.copy()
+    _view(expected, shape, out_strides)[...] = numpy_op(_view(a_buffer, shape, a_strides), _view(b_buffer, shape, b_strides))
+    a, b = TensorData(a_buffer, shape, a_strides), TensorData(b_buffer, shape, b_strides)
+    walk_shape, strides, _ = cpu_walk.walk_layout(TensorData(out_buffer, shape, out_strides), a, b)
+    parts = min(parts, int(np.prod(walk_shape[:-1])))
+    cpu_walk.zip_entry(opcodes.code_of(opcodes.BINARY_CODES, op))(out_buffer, a_buffer, b_buffer, walk_shape, strides, parts)
     np.testing.assert_array_equal(out_buffer, expected)
 
 
@@ -89,7 +122,7 @@ def test_accumulate_into_overlapping_views_matches_add_at(data, shape, parts, dt
     expected = out_buffer.copy()
     np.add.at(expected, _positions(shape, out_strides), src_buffer[_positions(shape, src_strides)])
     src, out = TensorData(src_buffer, shape, src_strides), TensorData(out_buffer, shape, out_strides)
-    walk_shape, walk_out, walk_src, split = cpu_walk.walk_layout(src, out, split_disjoint=True)
+    walk_shape, (walk_out, walk_src), split = cpu_walk.walk_layout(out, src, split_disjoint=True)
     if split and parts > 1:
         cpu_index_kernels.accumulate_kernel(out_buffer, walk_shape, walk_out, src_buffer, walk_src,
                                             min(parts, int(walk_shape[0])))
@@ -109,19 +142,21 @@ def test_the_fold_of_a_strided_transposed_convolution_walks_its_columns_in_order
     out_strides = (10368, 10368, 324, 36, 2, 18, 1)
     src_strides = (64, 524288, 16384, 8, 1, 4096, 1024)
     assert cpu_walk.disjoint_dim(shape, out_strides) == 0
-    walk = cpu_walk.walk_order(shape, out_strides, src_strides, 0)
-    assert walk == ([16, 32, 4, 4, 8, 8], [10368, 324, 18, 1, 36, 2], [64, 16384, 4096, 1024, 8, 1])
+    walk = cpu_walk.walk_order(shape, [out_strides, src_strides], 0)
+    assert walk == ([16, 32, 4, 4, 8, 8], [[10368, 324, 18, 1, 36, 2], [64, 16384, 4096, 1024, 8, 1]])
 
 
 def test_walk_order_merges_what_stays_in_step_and_keeps_two_dimensions() -> None:
     # a contiguous 3-d copy: one row of 24 behind a dimension of size 1
-    assert cpu_walk.walk_order((2, 3, 4), (12, 4, 1), (12, 4, 1)) == ([1, 24], [0, 1], [0, 1])
+    assert cpu_walk.walk_order((2, 3, 4), [(12, 4, 1), (12, 4, 1)]) == ([1, 24], [[0, 1], [0, 1]])
     # a transpose: the dimension that moves least through both operands innermost (ties keep order)
-    assert cpu_walk.walk_order((3, 5), (5, 1), (1, 3)) == ([3, 5], [5, 1], [1, 3])
+    assert cpu_walk.walk_order((3, 5), [(5, 1), (1, 3)]) == ([3, 5], [[5, 1], [1, 3]])
     # a row broadcast over a matrix: the row innermost, read again for every row of out
-    assert cpu_walk.walk_order((4, 6), (6, 1), (0, 1)) == ([4, 6], [6, 1], [0, 1])
+    assert cpu_walk.walk_order((4, 6), [(6, 1), (0, 1)]) == ([4, 6], [[6, 1], [0, 1]])
+    # three operands: a permuted image batch plus another, the sum of all three strides decides
+    assert cpu_walk.walk_order((2, 3, 4), [(12, 4, 1), (12, 1, 3), (12, 1, 3)]) == ([2, 4, 3], [[12, 1, 4], [12, 3, 1], [12, 3, 1]])
     # the outermost dimension asked for comes first and is never merged with the next one
-    assert cpu_walk.walk_order((2, 3, 4), (12, 4, 1), (12, 4, 1), 0) == ([2, 12], [12, 1], [12, 1])
+    assert cpu_walk.walk_order((2, 3, 4), [(12, 4, 1), (12, 4, 1)], 0) == ([2, 12], [[12, 1], [12, 1]])
 
 
 @pytest.mark.parametrize("shape, strides, expected", [
@@ -176,3 +211,41 @@ def test_the_windows_gradient_of_a_strided_convolution_matches_numpy() -> None:
         grad_x[:, :, u:u + 9:2, v:v + 9:2] += np.einsum("nohw,oc->nchw", g, w[:, :, u, v])
     np.testing.assert_allclose(out.detach().numpy(), expected_out, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(tx.grad.numpy(), grad_x, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_elementwise_ops_on_large_views_through_the_backend(dtype, monkeypatch) -> None:
+    """Above the threads' threshold, ops on views walked by rows: a sum of two channels-last
+    batches seen channels-first (rows of 36), a bias added to a crop (rows of 32), a negation of
+    every second column of a crop (rows of 16) and ``exp`` of the permute; and, not walked, a
+    comparison of a transposed view (rows of 1156) with a broadcast row (bool out), which goes
+    to the students' kernel: NumPy's results."""
+    walked = []
+    for name in ("map_entry", "zip_entry"):
+        entry = getattr(cpu_walk, name)
+        monkeypatch.setattr(cpu_walk, name, lambda op, entry=entry: walked.append(op) or entry(op))
+    rng = np.random.default_rng(5)
+    x = rng.integers(-9, 9, (16, 8, 34, 34)).astype(dtype)
+    bias = rng.integers(-9, 9, (8,)).astype(dtype)
+    images = rng.integers(-9, 9, (2, 128, 6, 6, 16)).astype(dtype)
+    tx, tb, ti = minitorch.tensor(x), minitorch.tensor(bias), minitorch.tensor(images)
+    assert x[:, :, :, 1:33:2].size >= PARALLEL_MIN_WORK and images[0].size >= PARALLEL_MIN_WORK
+    checks = [
+        (ti[0].permute(0, 3, 1, 2) + ti[1].permute(0, 3, 1, 2), (images[0] + images[1]).transpose(0, 3, 1, 2)),
+        (tx[:, :, 1:33, 1:33] + tb.view(8, 1, 1), x[:, :, 1:33, 1:33] + bias.reshape(8, 1, 1)),
+        (-tx[:, :, :, 1:33:2], -x[:, :, :, 1:33:2]),
+    ]
+    expected_ops = [opcodes.ADD, opcodes.ADD, opcodes.NEG]
+    if dtype != "int64":
+        checks.append((ti[0].permute(0, 3, 1, 2).exp(), np.exp(images[0].transpose(0, 3, 1, 2))))
+        expected_ops.append(opcodes.EXP)
+    assert walked == expected_ops
+    row = minitorch.tensor(x[0, 0, 0, :32]).repeat(4).reshape(1, 128)
+    checks.append((tx.reshape(128, 1156).t() < row, x.reshape(128, -1).T < np.tile(x[0, 0, 0, :32], 4).reshape(1, 128)))
+    assert walked == expected_ops  # rows of 1156: the students' kernel
+    for got, expected in checks:
+        assert got.is_contiguous()
+        if got.dtype.is_floating_point:
+            np.testing.assert_allclose(got.numpy(), expected, rtol=2e-7 if dtype == "float32" else 1e-15)
+        else:
+            np.testing.assert_array_equal(got.numpy(), expected)

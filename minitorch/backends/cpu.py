@@ -12,9 +12,9 @@ details live here too:
 * bool inputs are read as uint8 (the same bytes), so every op has integer arithmetic to
   compile to; a bool ``out`` stays bool, so a result stored into it becomes ``x != 0``.
 
-A copy of a strided view (``contiguous()`` of a permute or of a convolution's windows) walks
-it row by row (:mod:`.cpu_walk`), where the students' ``map`` kernel would divide to find the
-start of every short run (see the note above :func:`_cast`).
+An elementwise op on strided views (``contiguous()`` of a permute or of a convolution's windows,
+a bias added to a crop) walks them row by row (:mod:`.cpu_walk`), where the students' kernels
+would divide to find the start of every short run (see the note above :func:`_cast`).
 
 Storages of 256 KiB or more come from :mod:`.cpu_memory`, which keeps freed ones for reuse
 (fresh memory costs a page fault per page on its first write).
@@ -250,26 +250,41 @@ def _operand(td: TensorData) -> np.ndarray:
     return buffer.view(np.uint8) if buffer.dtype == _BOOL else buffer
 
 
-# Which kernel makes a copy (``contiguous()``, ``clone``, a view written into another):
+#: an elementwise op on views whose rows (after :func:`.cpu_walk.walk_order`) are shorter than
+#: this goes to :mod:`.cpu_walk`, longer ones to the students' kernels: past a thousand elements
+#: a division per run costs next to nothing (see the note below for the measurements)
+WALK_MAX_ROW = 1024
+
+
+def _walk_layout(out: TensorData, *operands: TensorData) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """The :func:`.cpu_walk.walk_layout` of a threaded elementwise op on views, if its rows are
+    short enough to go there (:data:`WALK_MAX_ROW`), else None."""
+    shape, strides, _ = cpu_walk.walk_layout(out, *operands)
+    return (shape, strides) if shape[-1] < WALK_MAX_ROW else None
+
+
+# Which kernel runs an elementwise op (``map``, ``zip``; a copy, ``contiguous()``, is the map ``copy``):
 #
-# * NumPy's strided copy (:func:`_cast`) one too small for the threads
-#   (:func:`.cpu_kernels.threaded`): NumPy is as fast on a few elements and faster on strided
-#   views (measured, kernel against NumPy: 8 x 8 2.3 against 3.0 us; a transposed 128 x 128
-#   18.6 against 13.1 us, 255 x 255 55 against 22 us), and a small model then never compiles
-#   a serial kernel (0.4 s of its first step); and one value into many (``fill_``, ``zero_``,
-#   the padding of a convolution): a kernel reads its one value through a stride of 0, a loop
-#   that does not vectorise (64 x 6 x 28 x 28 float32: 119 us, NumPy 32 us);
-# * the students' ``map`` kernel a contiguous copy (a 1024 x 1024 float32 copy: 55 against 95 us
-#   by NumPy);
-# * :func:`.cpu_walk.copy` every other: a view (windows, a permute, a transpose) walked row by
-#   row in the order that reads and writes nearby memory in turn, each row's start counted on
-#   from the one before. The ``map`` kernel divides to find each run's start, which on short
-#   runs costs more than the copy. Measured on 2 threads, float32 (walk, ``map`` kernel, NumPy):
-#   the windows of a stride-2 transposed convolution's gradient, 524K elements in runs of 8
-#   read every second element, 0.23, 1.25 and 0.29 ms; the 1.25M-element window view of a
-#   5 x 5 convolution on 64 padded images of 28 x 28, 0.67, 2.2 and 2.1 ms; a 64 x 28 x 28 x 16
-#   permute, 0.28, 1.5 and 0.31 ms; a transposed 1024 x 1024, 1.88, 1.89 and 3.7 ms; the
-#   3 x 3 stride-2 windows of 64 x 16 x 32 x 32, 1.7, 2.9 and 3.8 ms.
+# * NumPy's strided copy (:func:`_cast`) a copy into another dtype; one too small for the
+#   threads (:func:`.cpu_kernels.threaded`): NumPy is as fast on a few elements and faster on
+#   strided views (measured, kernel against NumPy: 8 x 8 2.3 against 3.0 us; a transposed
+#   128 x 128 18.6 against 13.1 us, 255 x 255 55 against 22 us), and a small model then never
+#   compiles a serial kernel (0.4 s of its first step); and one value into many (``fill_``,
+#   ``zero_``, the padding of a convolution): a kernel reads its one value through a stride of
+#   0, a loop that does not vectorise (64 x 6 x 28 x 28 float32: 119 us, NumPy 32 us);
+# * the students' kernels (task 3.1) every other op too small for threads, every op whose
+#   operands are laid out as ``out`` (one run: a 1024 x 1024 float32 copy 55 us, NumPy 95), and
+#   ops on views whose rows are :data:`WALK_MAX_ROW` elements or longer;
+# * :mod:`.cpu_walk` threaded ops on views with shorter rows (a permute, a crop, a convolution's
+#   windows), walked in the order that reads and writes nearby memory in turn, each row's start
+#   counted on from the one before where the students' kernels divide to find each run's start.
+#   Measured on 2 threads, float32 (walk, students' kernel, NumPy): ``contiguous()`` of the
+#   windows of a stride-2 transposed convolution's gradient, 524K elements in runs of 8 read
+#   every second element, 0.23, 1.25 and 0.29 ms; of the 1.25M-element window view of a 5 x 5
+#   convolution on 64 padded images of 28 x 28, 0.67, 2.2 and 2.1 ms; of a 64 x 28 x 28 x 16
+#   permute, 0.28, 1.5 and 0.31 ms; of the 3 x 3 stride-2 windows of 64 x 16 x 32 x 32, 1.7, 2.9
+#   and 3.8 ms; the sum of two permuted 64 x 16 x 28 x 28 images 0.33 and 1.5 ms; a bias added to
+#   a crop of 16 x 32 x 18 x 18 0.05 and 0.18 ms.
 
 
 def _cast(a: TensorData, out: TensorData) -> None:
@@ -480,10 +495,14 @@ class CpuBackend:
             shape, out_strides, a_strides = flat
             kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, a.buffer, a_strides)
             return
-        if code == opcodes.COPY:  # a strided copy: see the note above _cast
-            return cpu_walk.copy(_operand(a), _operand(out), cpu_walk.walk_layout(a, out), threaded=True)
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
+        if kernels.threaded(out.size):
+            walk = _walk_layout(out, a)
+            if walk is not None:
+                shape, strides = walk
+                rows = out.size // shape[-1]
+                return cpu_walk.map_entry(code)(out.buffer, _operand(a), shape, strides, cpu_walk.parts_for(rows))
         shape, out_strides, a_strides = _elementwise_layout(out, a)
         kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides)
 
@@ -498,6 +517,13 @@ class CpuBackend:
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.zip, op, a, b, out)
+        if kernels.threaded(out.size):
+            walk = _walk_layout(out, a, b)
+            if walk is not None:
+                shape, strides = walk
+                rows = out.size // shape[-1]
+                return cpu_walk.zip_entry(code)(out.buffer, _operand(a), _operand(b), shape, strides,
+                                                cpu_walk.parts_for(rows))
         shape, out_strides, a_strides, b_strides = _elementwise_layout(out, a, b)
         kernels.zip_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
 

@@ -167,7 +167,8 @@ def accumulate(src: TensorData, out: TensorData) -> None:
         ).astype(out.storage.dtype)
         np.add.at(out.storage, _positions(out, shape, out_strides), values)
         return
-    shape, walk_out, walk_src, split = walk_layout(src, out, split_disjoint=True)
+    shape, strides, split = walk_layout(out, src, split_disjoint=True)
+    walk_out, walk_src = strides
     parts = min(int(shape[0]), parts_for(int(shape[0]))) if split and threaded(out.size) else 1
     kernel = accumulate_kernel if parts > 1 else accumulate_kernel_serial
     kernel(out.buffer, shape, walk_out, src.buffer, walk_src, parts)

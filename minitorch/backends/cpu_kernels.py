@@ -681,7 +681,7 @@ def threaded(work: int) -> bool:
 # threaded and serial entry points are two functions, each naming its kernel.
 
 
-def _entry_point(kernel: Callable[..., Any], name: str) -> Dispatcher:
+def entry_point(kernel: Callable[..., Any], name: str) -> Dispatcher:
     kernel.__name__ = kernel.__qualname__ = name
     return njit(**KERNEL_OPTIONS)(kernel)
 
@@ -695,7 +695,7 @@ def map_entry(op: int, parallel: bool) -> Dispatcher:
     else:
         def kernel(out, shape, out_strides, a, a_strides):  # type: ignore[no-untyped-def]
             map_kernel_serial(op, out, shape, out_strides, a, a_strides)
-    return _entry_point(kernel, f"map_{opcodes.UNARY[op]}{_THREADED * parallel}")
+    return entry_point(kernel, f"map_{opcodes.UNARY[op]}{_THREADED * parallel}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -707,7 +707,7 @@ def zip_entry(op: int, parallel: bool) -> Dispatcher:
     else:
         def kernel(out, shape, out_strides, a, a_strides, b, b_strides):  # type: ignore[no-untyped-def]
             zip_kernel_serial(op, out, shape, out_strides, a, a_strides, b, b_strides)
-    return _entry_point(kernel, f"zip_{opcodes.BINARY[op]}{_THREADED * parallel}")
+    return entry_point(kernel, f"zip_{opcodes.BINARY[op]}{_THREADED * parallel}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -719,7 +719,7 @@ def reduce_entry(op: int, parallel: bool) -> Dispatcher:
     else:
         def kernel(out, out_strides, a, shape, a_strides, dim, start):  # type: ignore[no-untyped-def]
             reduce_kernel_serial(op, out, out_strides, a, shape, a_strides, dim, start)
-    return _entry_point(kernel, f"reduce_{opcodes.REDUCE[op]}{_THREADED * parallel}")
+    return entry_point(kernel, f"reduce_{opcodes.REDUCE[op]}{_THREADED * parallel}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -731,7 +731,7 @@ def arg_reduce_entry(op: int, parallel: bool) -> Dispatcher:
     else:
         def kernel(out, out_strides, a, shape, a_strides, dim):  # type: ignore[no-untyped-def]
             arg_reduce_kernel_serial(op, out, out_strides, a, shape, a_strides, dim)
-    return _entry_point(kernel, f"{opcodes.ARG_REDUCE[op]}{_THREADED * parallel}")
+    return entry_point(kernel, f"{opcodes.ARG_REDUCE[op]}{_THREADED * parallel}")
 
 
 _THREADED = "_threaded"

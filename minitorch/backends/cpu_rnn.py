@@ -80,6 +80,12 @@ def _gate_tanh(x: Any) -> Any:
     return _float32_tanh if x == types.float32 else gate_tanh
 
 
+@njit(inline="always", **KERNEL_OPTIONS)
+def _block(row: np.ndarray, index: int, size: int) -> np.ndarray:
+    """Block ``index`` (``i, f, g, o = 0, 1, 2, 3``) of ``size`` elements of a row of gates, as a view."""
+    return row[index * size : (index + 1) * size]
+
+
 @njit(**KERNEL_OPTIONS)
 def lstm_forward_kernel(
     t: int, prev: int, xw: np.ndarray, hw: np.ndarray, c0: np.ndarray,
@@ -100,22 +106,25 @@ def lstm_forward_kernel(
             s = gate_sigmoid(x[k] + h_share[k])
             gate[k] = s
             slope[k] = s - s * s
-        for k in range(2 * size, 3 * size):  # g = tanh a = 2 sigma(2a) - 1, its slope 4 sigma'(2a)
-            s = gate_sigmoid((x[k] + h_share[k]) * two)
-            gate[k] = s * two - one
-            slope[k] = (s - s * s) * four
-        for k in range(3 * size, 4 * size):  # o
-            s = gate_sigmoid(x[k] + h_share[k])
-            gate[k] = s
-            slope[k] = s - s * s
+        x_g, h_g, g, slope_g = _block(x, 2, size), _block(h_share, 2, size), _block(gate, 2, size), _block(slope, 2, size)
+        for k in range(size):  # g = tanh a = 2 sigma(2a) - 1, its slope 4 sigma'(2a)
+            s = gate_sigmoid((x_g[k] + h_g[k]) * two)
+            g[k] = s * two - one
+            slope_g[k] = (s - s * s) * four
+        x_o, h_o, o, slope_o = _block(x, 3, size), _block(h_share, 3, size), _block(gate, 3, size), _block(slope, 3, size)
+        for k in range(size):  # o
+            s = gate_sigmoid(x_o[k] + h_o[k])
+            o[k] = s
+            slope_o[k] = s - s * s
         c_old = c0[b] if prev < 0 else cs[prev, b]
+        i, f = _block(gate, 0, size), _block(gate, 1, size)
         tanh_row, c_row, h_row = tanh_c[t, b], cs[t, b], hs[t, b]
         for j in range(size):
-            c = gate[size + j] * c_old[j] + gate[j] * gate[2 * size + j]
+            c = f[j] * c_old[j] + i[j] * g[j]
             tanh_of_c = gate_tanh(c)
             tanh_row[j] = tanh_of_c
             c_row[j] = c
-            h_row[j] = gate[3 * size + j] * tanh_of_c
+            h_row[j] = o[j] * tanh_of_c
 
 
 @njit(**KERNEL_OPTIONS)
@@ -131,17 +140,22 @@ def lstm_backward_kernel(
         outer, d_h_row, d_c_row = grad[t, b], carried_h[b], carried_c[b]
         gate, slope, tanh_row = gates[t, b], slopes[t, b], tanh_c[t, b]
         c_old, d_pre = c0[b] if prev < 0 else cs[prev, b], grad_pre[t, b]
+        outer_h, outer_c = _block(outer, 0, size), _block(outer, 1, size)
+        i, f, g, o = _block(gate, 0, size), _block(gate, 1, size), _block(gate, 2, size), _block(gate, 3, size)
+        slope_i, slope_f = _block(slope, 0, size), _block(slope, 1, size)
+        slope_g, slope_o = _block(slope, 2, size), _block(slope, 3, size)
+        d_i, d_f, d_g, d_o = _block(d_pre, 0, size), _block(d_pre, 1, size), _block(d_pre, 2, size), _block(d_pre, 3, size)
         for j in range(size):
-            d_h = d_h_row[j] + outer[j]
-            d_c = d_c_row[j] + outer[size + j]
+            d_h = d_h_row[j] + outer_h[j]
+            d_c = d_c_row[j] + outer_c[j]
             tanh_of_c = tanh_row[j]
-            d_out_o = d_h * gate[3 * size + j]
+            d_out_o = d_h * o[j]
             d_c = d_c + d_out_o - d_out_o * tanh_of_c * tanh_of_c
-            d_pre[j] = d_c * gate[2 * size + j] * slope[j]
-            d_pre[size + j] = d_c * c_old[j] * slope[size + j]
-            d_pre[2 * size + j] = d_c * gate[j] * slope[2 * size + j]
-            d_pre[3 * size + j] = d_h * tanh_of_c * slope[3 * size + j]
-            d_c_row[j] = d_c * gate[size + j]
+            d_i[j] = d_c * g[j] * slope_i[j]
+            d_f[j] = d_c * c_old[j] * slope_f[j]
+            d_g[j] = d_c * i[j] * slope_g[j]
+            d_o[j] = d_h * tanh_of_c * slope_o[j]
+            d_c_row[j] = d_c * f[j]
 
 
 def _array(td: TensorData) -> np.ndarray:

@@ -1,12 +1,15 @@
-"""Walking a strided layout row by row, each row's start found by an odometer: the copy kernel
-for views read in short runs, and the helpers that :mod:`.cpu_index_kernels` walks with.
+"""Walking a strided layout row by row, each row's start counted on from the one before: the
+cpu backend's elementwise kernels for views (a permute, a crop, a convolution's windows), and
+the helpers that :mod:`.cpu_index_kernels` accumulates with.
 
-The elementwise kernels of :mod:`.cpu_kernels` find where each run starts by dividing its
-number by every dimension's size (:func:`~.cpu_kernels.start_position`): one integer division
-per dimension and operand, tens of cycles each. On a view read in runs of a few elements,
-such as the windows of a strided convolution, ``(O, kh, kw, N, h, w)`` with runs of 8 read
-every second element, the divisions cost many times the copy. Here only the first row of a
-part is found by division; every next one by counting up the row's index like an odometer:
+The students' elementwise kernels (:mod:`.cpu_kernels`, task 3.1) cut the work into runs along
+the last dimension and find where each run starts by dividing its number by every dimension's
+size (:func:`~.cpu_kernels.start_position`): one integer division per dimension and operand,
+tens of cycles each. On a contiguous tensor there is one run per 16K elements; on a view read
+in runs of a few elements, such as the windows of a strided convolution, ``(O, kh, kw, N, h, w)``
+with runs of 8 read every second element, the divisions cost many times the work. Here only
+the first row of each part of the work is found by division; every next one by counting up the
+row's index like an odometer:
 
 .. code-block:: text
 
@@ -14,22 +17,32 @@ part is found by division; every next one by counting up the row's index like an
     if index[d] == shape[d]:                       (a wheel turned over: reset it, carry)
         index[d] = 0; position -= shape[d] * stride[d]; go on with d - 1
 
-Most rows turn one wheel: two additions per operand.
+Most rows turn one wheel: two additions per operand. Each row is the students' run where all
+its steps are 1 (:func:`~.cpu_kernels.map_run`, :func:`~.cpu_kernels.zip_run`, which vectorise),
+else a loop of the op's scalar body. The dimensions are walked in the order that reads and writes
+nearby memory in turn (:func:`walk_order`), whatever the views' own order.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+from typing import Sequence
+
 import numba
+import numpy as np
 from numba import njit, prange
+from numba.core.dispatcher import Dispatcher
 
 from ..tensor_data import TensorData, expand_strides
-from . import kernel_cache
+from . import kernel_cache, opcodes
 from .coalesce import coalesce
-from .cpu_kernels import KERNEL_OPTIONS, count, prange_only, serial_twin
+from .cpu_kernels import KERNEL_OPTIONS, binary_into, count, entry_point, map_run, prange_only, unary_into, zip_run
 
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
+
+
+# ---- finding the rows: by division once, then by counting ----
 
 
 @njit(inline="always", **KERNEL_OPTIONS)
@@ -67,43 +80,127 @@ def next_row(shape: np.ndarray, index: np.ndarray, out_pos: int, out_strides: np
     return out_pos, src_pos
 
 
-# Along a row the positions are unsigned: an element's position is never negative, and a
-# negative step still lands right (unsigned sums wrap around, as the bits of a signed one
-# would). With signed positions every read and write also tests for a negative index (NumPy's
-# "from the end"): 0.55 against 0.36 ms for the 524K additions of a transposed convolution's fold.
+@njit(inline="always", **KERNEL_OPTIONS)
+def first_positions(row: int, shape: np.ndarray, index: np.ndarray, strides: np.ndarray, positions: np.ndarray) -> None:
+    """:func:`first_row` for any number of operands: ``strides`` one row per operand, each
+    operand's position into ``positions``."""
+    positions[:] = 0
+    remaining = row
+    for d in range(shape.size - 2, -1, -1):
+        index[d] = remaining % shape[d]
+        remaining //= shape[d]
+        for operand in range(strides.shape[0]):
+            positions[operand] += index[d] * strides[operand, d]
 
 
 @njit(inline="always", **KERNEL_OPTIONS)
-def copy_rows(out: np.ndarray, out_strides: np.ndarray, src: np.ndarray, src_strides: np.ndarray,
-              shape: np.ndarray, first: int, stop: int) -> None:
-    """``out[i] = src[i]`` for the rows ``first <= row < stop`` (rows along the last dimension)."""
+def next_positions(shape: np.ndarray, index: np.ndarray, strides: np.ndarray, positions: np.ndarray) -> None:
+    """:func:`next_row` for any number of operands."""
+    d = shape.size - 2
+    index[d] += 1
+    for operand in range(strides.shape[0]):
+        positions[operand] += strides[operand, d]
+    while d > 0 and index[d] == shape[d]:
+        index[d] = 0
+        for operand in range(strides.shape[0]):
+            positions[operand] -= shape[d] * strides[operand, d]
+        d -= 1
+        index[d] += 1
+        for operand in range(strides.shape[0]):
+            positions[operand] += strides[operand, d]
+
+
+# ---- the kernels: parts of consecutive rows, shared among threads ----
+#
+# Each output element is written once, so parts never meet. Along a strided row the positions are unsigned: an element's position is never negative, and
+# with signed positions every read and write also tests for a negative index (NumPy's "from the
+# end"): 0.55 against 0.36 ms for the 524K additions of a transposed convolution's fold.
+
+
+@njit(inline="always", **KERNEL_OPTIONS)
+def map_rows(op: int, out: np.ndarray, a: np.ndarray, shape: np.ndarray, strides: np.ndarray,
+             first: int, stop: int) -> None:
+    """``out[i] = op(a[i])`` for the rows ``first <= row < stop``; ``strides`` rows: out, a."""
     last = shape.size - 1
     width = shape[last]
-    out_step, src_step = np.uint64(out_strides[last]), np.uint64(src_strides[last])
+    out_strides, a_strides = strides[0], strides[1]
     index = np.zeros(last, np.int64)
-    out_pos, src_pos = first_row(first, shape, index, out_strides, src_strides)
+    out_pos, a_pos = first_row(first, shape, index, out_strides, a_strides)
+    if out_strides[last] == 1 and a_strides[last] == 1:
+        for _ in range(first, stop):
+            map_run(op, out, out_pos, 1, a, a_pos, 1, width)
+            out_pos, a_pos = next_row(shape, index, out_pos, out_strides, a_pos, a_strides)
+        return
+    out_step, a_step = np.uint64(out_strides[last]), np.uint64(a_strides[last])
     for _ in range(first, stop):
-        o, s = np.uint64(out_pos), np.uint64(src_pos)
+        o, i = np.uint64(out_pos), np.uint64(a_pos)
         for _ in range(width):
-            out[o] = src[s]
+            unary_into(op, a[i], out, o)
             o += out_step
-            s += src_step
-        out_pos, src_pos = next_row(shape, index, out_pos, out_strides, src_pos, src_strides)
+            i += a_step
+        out_pos, a_pos = next_row(shape, index, out_pos, out_strides, a_pos, a_strides)
 
 
 @njit(parallel=prange_only(), **KERNEL_OPTIONS)
-def copy_kernel(out: np.ndarray, out_strides: np.ndarray, src: np.ndarray, src_strides: np.ndarray,
-                shape: np.ndarray, parts: int) -> None:
-    """``out[i] = src[i]`` over ``shape``, its rows cut into ``parts`` parts of consecutive rows
-    that threads share (each output element is written once, so parts never meet)."""
+def walk_map_kernel(op: int, out: np.ndarray, a: np.ndarray, shape: np.ndarray, strides: np.ndarray,
+                    parts: int) -> None:
+    """``out[i] = op(a[i])`` over ``shape`` (a layout of :func:`walk_layout`), its rows cut into ``parts``."""
     rows = count(shape[:-1])
     for part in prange(parts):
-        copy_rows(out, out_strides, src, src_strides, shape, np.int64(part) * rows // parts,
-                  (np.int64(part) + 1) * rows // parts)
+        map_rows(op, out, a, shape, strides, np.int64(part) * rows // parts, (np.int64(part) + 1) * rows // parts)
 
 
-#: :func:`copy_kernel` without threads (see :func:`.cpu_kernels.serial_twin`)
-copy_kernel_serial = serial_twin(copy_kernel, **KERNEL_OPTIONS)
+@njit(inline="always", **KERNEL_OPTIONS)
+def zip_rows(op: int, out: np.ndarray, a: np.ndarray, b: np.ndarray, shape: np.ndarray, strides: np.ndarray,
+             first: int, stop: int) -> None:
+    """``out[i] = op(a[i], b[i])`` for the rows ``first <= row < stop``; ``strides`` rows: out, a, b."""
+    last = shape.size - 1
+    width = shape[last]
+    index = np.zeros(last, np.int64)
+    positions = np.zeros(3, np.int64)
+    first_positions(first, shape, index, strides, positions)
+    if strides[0, last] == 1 and 0 <= strides[1, last] <= 1 and 0 <= strides[2, last] <= 1:  # zip_run's SIMD cases
+        for _ in range(first, stop):
+            zip_run(op, out, positions[0], 1, a, positions[1], strides[1, last], b, positions[2], strides[2, last], width)
+            next_positions(shape, index, strides, positions)
+        return
+    out_step, a_step, b_step = np.uint64(strides[0, last]), np.uint64(strides[1, last]), np.uint64(strides[2, last])
+    for _ in range(first, stop):
+        o, i, j = np.uint64(positions[0]), np.uint64(positions[1]), np.uint64(positions[2])
+        for _ in range(width):
+            binary_into(op, a[i], b[j], out, o)
+            o += out_step
+            i += a_step
+            j += b_step
+        next_positions(shape, index, strides, positions)
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def walk_zip_kernel(op: int, out: np.ndarray, a: np.ndarray, b: np.ndarray, shape: np.ndarray, strides: np.ndarray,
+                    parts: int) -> None:
+    """``out[i] = op(a[i], b[i])`` over ``shape`` (a layout of :func:`walk_layout`), its rows cut into ``parts``."""
+    rows = count(shape[:-1])
+    for part in prange(parts):
+        zip_rows(op, out, a, b, shape, strides, np.int64(part) * rows // parts, (np.int64(part) + 1) * rows // parts)
+
+
+# ---- entry points: one compiled kernel per op, as :func:`.cpu_kernels.map_entry` makes them ----
+
+
+@functools.lru_cache(maxsize=None)
+def map_entry(op: int) -> Dispatcher:
+    """:func:`walk_map_kernel` for op code ``op``: ``(out, a, shape, strides, parts)``."""
+    def kernel(out, a, shape, strides, parts):  # type: ignore[no-untyped-def]
+        walk_map_kernel(op, out, a, shape, strides, parts)
+    return entry_point(kernel, f"walk_map_{opcodes.UNARY[op]}")
+
+
+@functools.lru_cache(maxsize=None)
+def zip_entry(op: int) -> Dispatcher:
+    """:func:`walk_zip_kernel` for op code ``op``: ``(out, a, b, shape, strides, parts)``."""
+    def kernel(out, a, b, shape, strides, parts):  # type: ignore[no-untyped-def]
+        walk_zip_kernel(op, out, a, b, shape, strides, parts)
+    return entry_point(kernel, f"walk_zip_{opcodes.BINARY[op]}")
 
 
 # ---- the Python side: the order of the walk ----
@@ -112,26 +209,26 @@ copy_kernel_serial = serial_twin(copy_kernel, **KERNEL_OPTIONS)
 PARTS_PER_THREAD = 4
 
 
-def walk_order(shape: tuple[int, ...], out_strides: tuple[int, ...], src_strides: tuple[int, ...],
-               outermost: int = -1) -> tuple[list[int], list[int], list[int]]:
-    """The dimensions in the order to walk them: the one whose step moves furthest through both
-    operands (the sum of its strides) outermost, the nearest innermost, and ``outermost`` (if
-    not -1) first of all; then every mergeable pair of the others merged (:func:`.coalesce.coalesce`).
-    At least two dimensions (a first one of size 1 added).
+def walk_order(shape: Sequence[int], strides: Sequence[Sequence[int]],
+               outermost: int = -1) -> tuple[list[int], list[list[int]]]:
+    """The dimensions in the order to walk them, for operands with ``strides`` (one sequence per
+    operand, ``out``'s first): the one whose step moves furthest through all operands (the sum of
+    its strides) outermost, the nearest innermost, and ``outermost`` (if not -1) first of all; then
+    every mergeable pair of the others merged (:func:`.coalesce.coalesce`). At least two
+    dimensions (a first one of size 1 added). Returns ``(shape, strides)``.
 
-    Any order visits the same pairs of positions; this one reads and writes nearby memory in
-    turn, as a row-major walk of a contiguous tensor does. Returns ``(shape, out_strides,
-    src_strides)``."""
+    Any order visits the same tuples of positions; this one reads and writes nearby memory in
+    turn, as a row-major walk of a contiguous tensor does."""
     rest = sorted((d for d in range(len(shape)) if d != outermost),
-                  key=lambda d: abs(out_strides[d]) + abs(src_strides[d]), reverse=True)
-    merged_shape, (merged_out, merged_src) = coalesce(
-        [shape[d] for d in rest] or [1], [[out_strides[d] for d in rest] or [0], [src_strides[d] for d in rest] or [0]])
+                  key=lambda d: sum(abs(operand[d]) for operand in strides), reverse=True)
+    merged_shape, merged = coalesce([shape[d] for d in rest] or [1],
+                                    [[operand[d] for d in rest] or [0] for operand in strides])
     if outermost >= 0:
-        merged_shape, merged_out, merged_src = ([shape[outermost], *merged_shape], [out_strides[outermost], *merged_out],
-                                                [src_strides[outermost], *merged_src])
+        merged_shape = [shape[outermost], *merged_shape]
+        merged = [[operand[outermost], *walk] for operand, walk in zip(strides, merged)]
     if len(merged_shape) < 2:  # the kernels walk rows: one dimension at least before the last
-        merged_shape, merged_out, merged_src = [1, *merged_shape], [0, *merged_out], [0, *merged_src]
-    return merged_shape, merged_out, merged_src
+        merged_shape, merged = [1, *merged_shape], [[0, *walk] for walk in merged]
+    return merged_shape, merged
 
 
 def parts_for(rows: int) -> int:
@@ -154,39 +251,31 @@ def disjoint_dim(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
 
 
 #: walk layouts (:func:`walk_layout`), by the operands' layouts
-_WALK_LAYOUTS: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, bool]] = {}
+_WALK_LAYOUTS: dict[tuple, tuple[np.ndarray, np.ndarray, bool]] = {}
 #: forget them all past this many (a program that makes ever new shapes)
 LAYOUT_CACHE_SIZE = 4096
 
 
-def walk_layout(src: TensorData, out: TensorData,
-                split_disjoint: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """``(shape, out_strides, src_strides, split)`` of a walk over ``out`` and ``src`` (broadcast to
-    ``out``'s shape) in :func:`walk_order`, as the int64 arrays the kernels take; cached per layout.
+def walk_layout(out: TensorData, *operands: TensorData,
+                split_disjoint: bool = False) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(shape, strides, split)`` of a walk over ``out`` and ``operands`` (broadcast to ``out``'s
+    shape) in :func:`walk_order`: the int64 shape and an int64 array of strides, one row per
+    operand, ``out``'s first, as the kernels take them; cached per layout.
 
     With ``split_disjoint`` (``out`` may be written from many places, as an accumulation's is), a
     dimension along which ``out``'s slices are disjoint (:func:`disjoint_dim`) comes first if
     there is one, and ``split`` says so: threads may then share that dimension, and only that one.
     """
-    key = (out.shape, out.strides, src.shape, src.strides, split_disjoint)
+    key = (out.shape, out.strides, *[(a.shape, a.strides) for a in operands], split_disjoint)
     found = _WALK_LAYOUTS.get(key)
     if found is None:
         if len(_WALK_LAYOUTS) >= LAYOUT_CACHE_SIZE:
             _WALK_LAYOUTS.clear()
-        shape, out_strides = out.shape or (1,), out.strides or (1,)
-        src_strides = src.strides if src.shape == out.shape else expand_strides(src.shape, src.strides, out.shape)
-        first = disjoint_dim(shape, out_strides) if split_disjoint else -1
-        walk_shape, walk_out, walk_src = walk_order(shape, out_strides, src_strides or (0,), first)
-        found = _WALK_LAYOUTS[key] = (*(np.array(v, np.int64) for v in (walk_shape, walk_out, walk_src)), first >= 0)
+        shape = out.shape or (1,)
+        strides = [out.strides or (1,)] + [
+            (a.strides if a.shape == out.shape else expand_strides(a.shape, a.strides, out.shape)) or (0,)
+            for a in operands]
+        first = disjoint_dim(shape, strides[0]) if split_disjoint else -1
+        walk_shape, walk_strides = walk_order(shape, strides, first)
+        found = _WALK_LAYOUTS[key] = (np.array(walk_shape, np.int64), np.array(walk_strides, np.int64), first >= 0)
     return found
-
-
-def copy(src: np.ndarray, out: np.ndarray, layout: tuple[np.ndarray, np.ndarray, np.ndarray, bool],
-         threaded: bool) -> None:
-    """``out[...] = src`` over ``layout`` (:func:`walk_layout`), ``src`` and ``out`` buffers of one dtype."""
-    shape, out_strides, src_strides, _ = layout
-    rows = int(np.prod(shape[:-1]))
-    if threaded and rows > 1:
-        copy_kernel(out, out_strides, src, src_strides, shape, parts_for(rows))
-    else:
-        copy_kernel_serial(out, out_strides, src, src_strides, shape, 1)
