@@ -256,11 +256,14 @@ def _operand(td: TensorData) -> np.ndarray:
 WALK_MAX_ROW = 1024
 
 
-def _walk_layout(out: TensorData, *operands: TensorData) -> Optional[tuple[np.ndarray, np.ndarray]]:
-    """The :func:`.cpu_walk.walk_layout` of a threaded elementwise op on views, if its rows are
-    short enough to go there (:data:`WALK_MAX_ROW`), else None."""
+def _walk_layout(out: TensorData, *operands: TensorData) -> Optional[tuple[np.ndarray, np.ndarray, int]]:
+    """``(shape, strides, parts)`` of a threaded elementwise op on views, as :mod:`.cpu_walk`'s
+    kernels take them (:func:`.cpu_walk.walk_layout`, :func:`.cpu_walk.parts_for`), if its rows
+    are short enough to go there (:data:`WALK_MAX_ROW`), else None."""
     shape, strides, _ = cpu_walk.walk_layout(out, *operands)
-    return (shape, strides) if shape[-1] < WALK_MAX_ROW else None
+    if shape[-1] >= WALK_MAX_ROW:
+        return None
+    return shape, strides, cpu_walk.parts_for(out.size // int(shape[-1]))
 
 
 # Which kernel runs an elementwise op (``map``, ``zip``; a copy, ``contiguous()``, is the map ``copy``):
@@ -500,9 +503,7 @@ class CpuBackend:
         if kernels.threaded(out.size):
             walk = _walk_layout(out, a)
             if walk is not None:
-                shape, strides = walk
-                rows = out.size // shape[-1]
-                return cpu_walk.map_entry(code)(out.buffer, _operand(a), shape, strides, cpu_walk.parts_for(rows))
+                return cpu_walk.map_entry(code)(out.buffer, _operand(a), *walk)
         shape, out_strides, a_strides = _elementwise_layout(out, a)
         kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides)
 
@@ -520,10 +521,7 @@ class CpuBackend:
         if kernels.threaded(out.size):
             walk = _walk_layout(out, a, b)
             if walk is not None:
-                shape, strides = walk
-                rows = out.size // shape[-1]
-                return cpu_walk.zip_entry(code)(out.buffer, _operand(a), _operand(b), shape, strides,
-                                                cpu_walk.parts_for(rows))
+                return cpu_walk.zip_entry(code)(out.buffer, _operand(a), _operand(b), *walk)
         shape, out_strides, a_strides, b_strides = _elementwise_layout(out, a, b)
         kernels.zip_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
 

@@ -158,18 +158,16 @@ def _positions(td: TensorData, shape: tuple[int, ...], strides: tuple[int, ...])
 def accumulate(src: TensorData, out: TensorData) -> None:
     if out.size == 0:
         return
-    src_strides = expand_strides(src.shape, src.strides, out.shape)
-    shape, out_strides = out.shape or (1,), out.strides or (1,)
-    src_strides = src_strides or (0,)
     if not _native(src, out) or src.storage.dtype != out.storage.dtype:
+        shape, out_strides = out.shape or (1,), out.strides or (1,)
+        src_strides = expand_strides(src.shape, src.strides, out.shape) or (0,)
         values = np.lib.stride_tricks.as_strided(
             src.buffer, shape, [s * src.storage.itemsize for s in src_strides]
         ).astype(out.storage.dtype)
         np.add.at(out.storage, _positions(out, shape, out_strides), values)
         return
-    shape, strides, split = walk_layout(out, src, split_disjoint=True)
-    walk_out, walk_src = strides
-    parts = min(int(shape[0]), parts_for(int(shape[0]))) if split and threaded(out.size) else 1
+    shape, (walk_out, walk_src), split = walk_layout(out, src, split_disjoint=True)  # cached per layout
+    parts = parts_for(int(shape[0])) if split and threaded(out.size) else 1
     kernel = accumulate_kernel if parts > 1 else accumulate_kernel_serial
     kernel(out.buffer, shape, walk_out, src.buffer, walk_src, parts)
 
