@@ -94,8 +94,8 @@ def _result(shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "T
 
 def _result_from(backend: "Backend", shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "Tensor":
     """:func:`_result` by ``device``'s backend, already looked up by an op that calls it next."""
-    storage = backend.empty(math.prod(shape), dtype)
-    return tensor_class()._make(TensorData.contiguous(storage, shape), device)
+    size = math.prod(shape)
+    return _TENSOR_CLASS._make(TensorData.contiguous(backend.empty(size, dtype), shape, size), device)
 
 
 def _check_fits(out: "Tensor", *operands: "Tensor") -> None:

@@ -1472,7 +1472,7 @@ def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:
     if type(value) in (float, int) and dtype.is_floating_point and on.type == "cpu":  # ``x * 2``: the common case
         storage = np.empty(1, dtype.numpy)
         storage[0] = value  # NumPy's conversion, as ``astype`` below makes it
-        return Tensor._make(TensorData.contiguous(storage, ()))
+        return Tensor._make(TensorData.contiguous(storage, (), 1))
     array = np.array(value).astype(dtype.numpy) if not isinstance(value, np.ndarray) else value.astype(dtype.numpy)
     t = Tensor._make(TensorData(array.reshape(1), ()))
     return t if on.type == "cpu" else _move_to_device(t, on)

@@ -197,6 +197,9 @@ class TensorData:
     the dtype is looked up once, when first asked for.
     """
 
+    # slots: quicker to make and to read than a dict of attributes
+    __slots__ = ("storage", "shape", "strides", "offset", "size", "dims", "_dtype")
+
     def __init__(self, storage: Storage, shape: Sequence[int], strides: Optional[Sequence[int]] = None, offset: int = 0) -> None:
         self.storage = storage
         self.shape: Shape = tuple(map(int, shape))
@@ -209,7 +212,7 @@ class TensorData:
         self._dtype: Optional[dtypes.dtype] = None
 
     @classmethod
-    def contiguous(cls, storage: Storage, shape: Shape) -> "TensorData":
+    def contiguous(cls, storage: Storage, shape: Shape, size: int) -> "TensorData":
         """A row-major view of all of ``storage``, for a ``shape`` that already is a tuple of ints.
 
         What every op's result is made with: the constructor's conversions and checks,
@@ -217,7 +220,7 @@ class TensorData:
         """
         td = cls.__new__(cls)
         td.storage, td.shape, td.strides, td.offset = storage, shape, contiguous_strides(shape), 0
-        td.size, td.dims, td._dtype = math.prod(shape), len(shape), None
+        td.size, td.dims, td._dtype = size, len(shape), None
         return td
 
     @property
