@@ -326,9 +326,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             self.grad = grad if self.grad is None else self.grad + grad
 
     def detach(self) -> "Tensor":
-        """The same storage, cut from the graph."""
+        """The same storage and version counter, cut from the graph; no view, as PyTorch's (an
+        in-place op on ``w[0].detach()`` is no write into a view of the leaf ``w``)."""
         out = self._view_of(self._data)
-        out._base = self._base
+        out._base = None
         return out
 
     def detach_(self) -> "Tensor":
@@ -340,8 +341,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     @property
     def data(self) -> "Tensor":
-        """A detached tensor sharing storage (assigning to ``.data`` swaps the storage)."""
-        return self.detach()
+        """A detached tensor sharing storage but not the version counter: unlike ``detach()``,
+        writes through it go unseen by the checks on saved tensors, as PyTorch's (assigning to
+        ``.data`` swaps the storage)."""
+        out = self.detach()
+        out._version_counter = [0]
+        return out
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -466,8 +471,22 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
         new_shape = self._infer_shape(shape_from_args(shape))
         if view_strides(self._data.shape, self._data.strides, new_shape) is None:
-            return self.clone().view(new_shape)
+            return self.clone().view(new_shape)._standalone()
         return self.view(new_shape)
+
+    def _is_view(self) -> bool:
+        """True when this tensor is a view of another (its ``_base``)."""
+        return self._base is not None
+
+    def _standalone(self) -> "Tensor":
+        """This view of a temporary that an op made for its result, as a tensor of its own.
+
+        PyTorch's op results are never views of hidden temporaries: ``x.t().reshape(-1)`` copies
+        and is no view, so an in-place op on it records as on any result. The version counter
+        stays shared, so a temporary that ``backward`` saved still sees in-place changes.
+        """
+        self._base = None
+        return self
 
     def view_as(self, other: "Tensor") -> "Tensor":
         return self.view(other.shape)
@@ -600,8 +619,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if advanced.needs_advanced(key) or (records and not self.is_leaf):
             # written out of place (a differentiable where), then stored: see ops/advanced_indexing.py
             self._check_inplace_allowed()
-            if records:
-                self._rebase_history(advanced.setitem_result(self, key, value))
+            if records:  # named as PyTorch names the node of an index assignment
+                name = "IndexPutBackward0" if advanced.needs_advanced(key) else "CopySlices"
+                self._rebase_history(_named(advanced.setitem_result(self, key, value), name))
             else:
                 self._write(advanced.setitem_result(self.detach(), key, value))
                 self._bump_version()
@@ -1040,13 +1060,13 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             flat = source.reshape(-1)
             if flat.numel() == 0:
                 raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
-            out = arg_reduce_op(op, flat, 0).view(())
-            return out.view((1,) * self.dim()) if keepdim else out
+            out = arg_reduce_op(op, flat, 0)
+            return out.view((1,) * self.dim() if keepdim else ())._standalone()
         d = normalize_dim(dim, self.dim())
         if not self.dim():
-            return arg_reduce_op(op, source.view(1), 0).view(())
+            return arg_reduce_op(op, source.view(1), 0).view(())._standalone()
         out = arg_reduce_op(op, source, d)
-        return out if keepdim else out.squeeze(d)
+        return out if keepdim else out.squeeze(d)._standalone()
 
     @accepts_numpy_names
     def argmax(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
@@ -1539,7 +1559,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         out = out.squeeze(-2)
     if b.dim() == 1:
         out = out.squeeze(-1)
-    return out
+    return out._standalone() if a.dim() == 1 or b.dim() == 1 else out
 
 
 # ---- the layer above: composite ops that plug into Tensor ----

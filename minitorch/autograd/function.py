@@ -389,6 +389,22 @@ def node_type(name: str) -> type[Node]:
     return found
 
 
+def _stand_alone_unless_input_view(out: "Tensor", args: tuple) -> None:
+    """Make ``out``, a forward's result that is a view, stand alone unless it is a view of an input.
+
+    A forward may reshape a tensor it made (a reduction's ``(n, 1)`` result viewed as ``(n,)``);
+    PyTorch's op results are never views of such hidden temporaries, so an in-place op on one
+    records as on any result (``AddBackward0``, not a view's rewrite of its base). The version
+    counter stays shared: a temporary that ``backward`` saved still sees in-place changes.
+    """
+    base = out._base
+    tensor = tensor_class()
+    for arg in args:
+        if isinstance(arg, tensor) and (arg is base or arg._base is base):
+            return
+    out._base = None
+
+
 class Function:
     """Base of every differentiable op; subclasses define ``forward`` and ``backward``."""
 
@@ -426,7 +442,12 @@ class Function:
         finally:
             mode.enabled = previous
         if type(out) is tuple:
+            for output in out:
+                if isinstance(output, tensor) and output._base is not None:
+                    _stand_alone_unless_input_view(output, args)
             return cls._record_several(ctx, args, out) if record else out
+        if out._base is not None:
+            _stand_alone_unless_input_view(out, args)
         if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
             node = cls._node(ctx, args, needs_input_grad)
             out._set_grad_fn(node)

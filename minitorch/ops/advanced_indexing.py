@@ -205,7 +205,7 @@ class _Plan:
 def advanced_getitem(source: Tensor, key: Any) -> Tensor:
     """``source[key]`` for a key holding index tensors, masks or sequences."""
     plan = _Plan(source, key)
-    return plan.gather(plan.view)
+    return plan.gather(plan.view)._standalone()  # a copy, as PyTorch's: not a view of the gathered values
 
 
 def advanced_setitem_result(source: Tensor, key: Any, value: Any) -> Tensor:

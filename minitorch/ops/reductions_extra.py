@@ -70,7 +70,7 @@ def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:  # noq
         peak = input.detach().amax(dims, keepdim=True)
         shift = peak.masked_fill(peak.abs() == math.inf, 0.0)
     out = (input - shift).exp().sum(dims, keepdim=True).log() + shift
-    return out if keepdim else out.squeeze(dims)
+    return out if keepdim else out.squeeze(dims)._standalone()
 
 
 def var_mean(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None, keepdim: bool = False,  # noqa: A002
@@ -229,7 +229,7 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     if dim is None:
         if input.numel() == 0:
             return input.sum() * math.nan if input.dtype.is_floating_point else input.reshape(-1).sum()
-        return median(input.reshape(-1), 0).values.view(())
+        return median(input.reshape(-1), 0).values.view(())._standalone()
     if input.dim() == 0:
         _one_dim(input, dim)
         return MedianResult(input.clone(), _host_tensor(np.zeros((), np.int64), input))
@@ -247,7 +247,7 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     indices = _host_tensor(middle.astype(np.int64), input)
     out = input.gather(d, indices)
     if not keepdim:
-        out, indices = out.squeeze(d), indices.squeeze(d)
+        out, indices = out.squeeze(d)._standalone(), indices.squeeze(d)._standalone()
     return MedianResult(out, indices)
 
 
