@@ -957,9 +957,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     # ---- reductions ----
 
     def _dims(self, dim: Optional[Union[int, Sequence[int]]]) -> tuple[int, ...]:
-        if dim is None:
+        """``dim`` as sorted non-negative dims; all of them for None or an empty list, as
+        PyTorch's reductions read ``x.sum(())``."""
+        dims = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        if not dims:
             return tuple(range(self.dim()))
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
         normalized = tuple(sorted({normalize_dim(d, self.dim()) for d in dims}))
         if len(normalized) != len(dims):
             raise RuntimeError(f"dim {list(dims)} appears multiple times in the list of dims")
@@ -1038,8 +1040,6 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self._amax("min", dim, keepdim)
 
     def _amax(self, op: str, dim: Optional[Union[int, Sequence[int]]], keepdim: bool) -> "Tensor":
-        if isinstance(dim, (tuple, list)) and not dim:
-            dim = None  # an empty list of dims means all of them, as in PyTorch
         dims = self._dims(dim)
         if not dims:  # a 0-d tensor: its one value
             return self.clone()
@@ -1077,13 +1077,19 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self._arg_extreme("argmin", dim, keepdim)
 
     @accepts_numpy_names
-    def all(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
+    def all(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
+        """True where every element over ``dim`` (one or several; all by default) is nonzero."""
         flags = self.detach().bool()
-        return (flags.sum(dim, keepdim) == (flags.numel() if dim is None else flags.shape[dim] if flags.dim() else 1))
+        if _no_dims(dim):  # PyTorch reduces nothing here (unlike ``sum(())``)
+            return flags.clone()
+        dims = self._dims(dim)
+        return flags.sum(dims, keepdim) == math.prod(flags._data.shape[d] for d in dims)
 
     @accepts_numpy_names
-    def any(self, dim: Optional[int] = None, keepdim: bool = False) -> "Tensor":
-        return self.detach().bool().sum(dim, keepdim) > 0
+    def any(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
+        """True where some element over ``dim`` (one or several; all by default) is nonzero."""
+        flags = self.detach().bool()
+        return flags.clone() if _no_dims(dim) else flags.sum(self._dims(dim), keepdim) > 0
 
     def matmul(self, other: "Tensor") -> "Tensor":
         return matmul(self, other)
@@ -1476,6 +1482,11 @@ register_tensor_type(Tensor)
 
 
 # ---- module-level helpers used by the methods above ----
+
+
+def _no_dims(dim: Any) -> bool:
+    """Whether ``dim`` is an empty list of dims (not None: that is all of them)."""
+    return isinstance(dim, (tuple, list)) and not dim
 
 
 def _named(out: Tensor, name: str) -> Tensor:
