@@ -98,6 +98,17 @@ def _result_from(backend: "Backend", shape: tuple[int, ...], dtype: dtypes.dtype
     return _TENSOR_CLASS._make(TensorData.contiguous(backend.empty(size, dtype), shape, size), device)
 
 
+def reshaped_result(out: "Tensor", shape: tuple[int, ...]) -> "Tensor":
+    """``out``, a result an op has just made, in ``shape`` (as many elements): a reduction's
+    ``(n, 1)`` read as ``(n,)``.
+
+    ``out.view(shape)`` would record a view; a fresh result is contiguous and holds all of its
+    storage, so the new shape needs only its own strides. Not for a tensor anyone else holds.
+    """
+    data = out._data
+    return _TENSOR_CLASS._make(TensorData.contiguous(data.storage, shape, data.size), out._device)
+
+
 def _check_fits(out: "Tensor", *operands: "Tensor") -> None:
     """Raise unless every operand broadcasts to exactly ``out``'s shape (else a kernel would
     read outside it); PyTorch's message for an in-place op."""
@@ -147,8 +158,9 @@ def _reduced(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
 
 def reduce_op(op: str, a: "Tensor", dim: int, out_dtype: Optional[dtypes.dtype] = None) -> "Tensor":
     """Reduce ``a`` along ``dim``, keeping it as a dimension of size 1."""
-    out = _result(_reduced(a._data.shape, dim), out_dtype or a._data.dtype, a._device)
-    backend_of(a).reduce(op, a._data, dim, out._data)
+    backend = backend_of(a)
+    out = _result_from(backend, _reduced(a._data.shape, dim), out_dtype or a._data.dtype, a._device)
+    backend.reduce(op, a._data, dim, out._data)
     return out
 
 

@@ -24,6 +24,8 @@ RESULTS: dict[str, Expression] = {
     "sum_dim": lambda lib, x: x.sum(1),
     "sum_dims": lambda lib, x: x.sum((0, 1)),
     "sum_keepdim": lambda lib, x: x.sum(1, keepdim=True),
+    "sum_of_0d": lambda lib, x: x[0, 0].sum(),
+    "mean_of_0d": lambda lib, x: x[1, 2].mean(),
     "mean": lambda lib, x: x.mean(),
     "mean_dim": lambda lib, x: x.mean(0),
     "var": lambda lib, x: x.var(),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..autograd.function import Context, Function
-from ..dispatch import arg_reduce_op, gather_op, reduce_op
+from ..dispatch import arg_reduce_op, gather_op, reduce_op, reshaped_result
 from ..tensor_data import TensorData
 
 if TYPE_CHECKING:  # tensor.py imports this module
@@ -43,7 +43,8 @@ def _merged_runs(a: Tensor, dims: tuple[int, ...]) -> tuple[Tensor, tuple[int, .
         if d in dims:
             merged.append(len(shape))
         shape.append(size)
-    return a._view_of(TensorData(a._data.storage, shape, None, a._data.offset)), tuple(merged)
+    data = a._data
+    return a._view_of(TensorData.contiguous(data.storage, tuple(shape), data.size, data.offset)), tuple(merged)
 
 
 def _one_hot_along(indices: Tensor, shape: tuple[int, ...], dim: int, dtype: object) -> Tensor:
@@ -62,12 +63,13 @@ class Sum(Function):
         # BEGIN SOLUTION 2.3
         ctx.input_shape = a.shape
         ctx.dims = dims
+        if not dims:  # a 0-d tensor: its value, in a tensor of its own
+            return a.clone()
         out, merged = _merged_runs(a, dims)  # neighbouring reduced dimensions as one
         for d in sorted(merged, reverse=True):  # innermost first: the others then shrink
             out = reduce_op("sum", out, d)
-        if keepdim:  # each reduction keeps its dimension, as 1; merged ones are split again
-            return out if out.dim() == a.dim() else out.view(_reduced_shape(a.shape, dims))
-        return out.view(_drop_dims(a.shape, dims))
+        # each reduction kept its dimension, as 1; merged ones are split again
+        return reshaped_result(out, _reduced_shape(a.shape, dims) if keepdim else _drop_dims(a.shape, dims))
         # END SOLUTION
 
     @staticmethod
