@@ -199,7 +199,7 @@ class _Plan:
         first, count = self.dims[0], self.flat.ndim
         before = list(range(count, count + first))
         order = before + list(range(count)) + list(range(count + first, picked.dim()))
-        return picked.permute(*order)
+        return picked.permute(*order).contiguous()  # row-major, as PyTorch's result (it may be viewed)
 
 
 def advanced_getitem(source: Tensor, key: Any) -> Tensor:

@@ -126,9 +126,9 @@ def basic_index(data: TensorData, key: Any) -> TensorData:
     offset = data.offset
     dim = 0
     for item in expanded:
-        if item is None:
+        if item is None:  # a new dimension: its stride spans the next one still to index, as PyTorch's
             shape.append(1)
-            strides.append(0)
+            strides.append(data.shape[dim] * data.strides[dim] if dim < data.dims else 1)
             continue
         size, stride = data.shape[dim], data.strides[dim]
         if isinstance(item, slice):
