@@ -801,7 +801,22 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def mul(self, other: Operand) -> "Tensor":
         return self * other
 
-    def div(self, other: Operand) -> "Tensor":
+    def div(self, other: Operand, *, rounding_mode: Optional[str] = None) -> "Tensor":
+        """True division, or rounded towards zero (``'trunc'``) or down (``'floor'``); rounded
+        division of integers stays integer, as in PyTorch."""
+        if rounding_mode is None:
+            return self / other
+        _check_rounding_mode(rounding_mode)
+        quotient = self / other
+        quotient = quotient.trunc() if rounding_mode == "trunc" else quotient.floor()
+        if not self._data.dtype.is_floating_point and not (
+                isinstance(other, float) or (isinstance(other, Tensor) and other._data.dtype.is_floating_point)):
+            return quotient.to(result_dtype(self, other))  # integers stay integers
+        return quotient
+
+    divide = div
+
+    def true_divide(self, other: Operand) -> "Tensor":
         return self / other
 
     def pow(self, exponent: Operand) -> "Tensor":
@@ -1181,7 +1196,14 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def mul_(self, other: Operand) -> "Tensor":
         return self._inplace("mul", other)
 
-    def div_(self, other: Operand) -> "Tensor":
+    def div_(self, other: Operand, *, rounding_mode: Optional[str] = None) -> "Tensor":
+        if rounding_mode is None:
+            return self._inplace("div", other)
+        return self._inplace_apply(lambda old: old.div(other, rounding_mode=rounding_mode), other)
+
+    divide_ = div_
+
+    def true_divide_(self, other: Operand) -> "Tensor":
         return self._inplace("div", other)
 
     def _check_fits(self, shape: Sequence[int]) -> None:
@@ -1482,6 +1504,15 @@ register_tensor_type(Tensor)
 
 
 # ---- module-level helpers used by the methods above ----
+
+
+#: ``rounding_mode`` of ``div``: no rounding, towards zero, or towards minus infinity
+ROUNDING_MODES = (None, "trunc", "floor")
+
+
+def _check_rounding_mode(rounding_mode: Optional[str]) -> None:
+    if rounding_mode not in ROUNDING_MODES:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
 def _no_dims(dim: Any) -> bool:

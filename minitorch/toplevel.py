@@ -145,25 +145,10 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     return (input * alpha if alpha != 1 else input).neg() + other
 
 
-#: ``rounding_mode`` of :func:`div`: no rounding, towards zero, or towards minus infinity
-ROUNDING_MODES = (None, "trunc", "floor")
-
-
 def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None,  # noqa: A002
         out: Optional[Tensor] = None) -> Tensor:
-    """True division, or rounded towards zero (``'trunc'``) or down (``'floor'``); rounded
-    division of integers stays integer, as in PyTorch."""
-    if rounding_mode not in ROUNDING_MODES:
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
-    numerator = input
-    quotient = numerator.div(other)
-    if rounding_mode is not None:
-        quotient = quotient.trunc() if rounding_mode == "trunc" else quotient.floor()
-        integers = not numerator.is_floating_point() and not (
-            isinstance(other, float) or (isinstance(other, Tensor) and other.is_floating_point()))
-        if integers:
-            quotient = quotient.to(numerator.dtype if not isinstance(other, Tensor) else result_dtype(numerator, other))
-    return _into(out, quotient, "div")
+    """:meth:`Tensor.div` (true division, or rounded with ``rounding_mode``), into ``out`` when given."""
+    return _into(out, input.div(other, rounding_mode=rounding_mode), "div")
 
 
 divide = div

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch.ops.inplace_math import TOP_LEVEL, UNARY
+from minitorch.ops.inplace_math import TOP_LEVEL, UNARY, WITH_OPERANDS
 
 #: inside every op's domain (acosh needs values >= 1: it gets these plus one)
 VALUES = [0.3, 0.45, 0.6]
@@ -60,3 +60,56 @@ def test_inplace_math_keeps_an_integer_dtype_or_refuses_as_torch(torch_ref: Modu
             x.sin_()
         messages.append(str(caught.value).replace("minitorch", "torch"))
     assert messages[0] == messages[1]
+
+
+#: each op's other operands, made in either library (values inside every op's domain)
+OPERANDS = {
+    "addmv": lambda lib: (lib.tensor([[0.5, 1.0], [2.0, -1.0], [0.25, 0.75]], dtype=lib.float64),
+                          lib.tensor([1.5, -0.5], dtype=lib.float64)),
+    "addr": lambda lib: (lib.tensor([1.0, 2.0, -1.0], dtype=lib.float64), lib.tensor([-2.0], dtype=lib.float64)),
+    "logical_not": lambda lib: (),
+    "cumsum": lambda lib: (0,),
+    "cumprod": lambda lib: (0,),
+}
+#: not differentiable (PyTorch records no gradient through them; their results compare as values)
+NOT_DIFFERENTIABLE = {"logical_not", "heaviside", "eq", "ne", "not_equal", "ge", "gt", "le", "lt", "greater", "greater_equal", "less", "less_equal",
+                      "logical_and", "logical_or", "logical_xor", "floor_divide"}
+
+
+def _operands(lib: ModuleType, name: str) -> tuple:
+    if name in OPERANDS:
+        return OPERANDS[name](lib)
+    return (lib.tensor([0.45, 0.3, 0.9], dtype=lib.float64),)
+
+
+@pytest.mark.parametrize("name", WITH_OPERANDS)
+def test_inplace_method_with_operands_as_torch(name: str, torch_ref: ModuleType) -> None:
+    results = []
+    for lib in (minitorch, torch_ref):
+        leaf = lib.tensor(VALUES, dtype=lib.float64, requires_grad=name not in NOT_DIFFERENTIABLE)
+        x = leaf.view(3, 1) * 1 if name == "addr" else leaf * 1  # addr_ adds an outer product: a matrix
+        version = x._version
+        with (lib.no_grad() if name in NOT_DIFFERENTIABLE else lib.enable_grad()):
+            assert getattr(x, f"{name}_")(*_operands(lib, name)) is x
+        assert x._version > version and x.dtype == lib.float64
+        if leaf.requires_grad:
+            (x.view(3) * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
+        results.append((x.detach().tolist(), None if leaf.grad is None else leaf.grad.tolist()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    assert (results[0][1] is None) == (results[1][1] is None)
+    if results[1][1] is not None:
+        np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("operator", ["//=", "%="])
+@pytest.mark.parametrize("dtype", ["int64", "float32"])
+def test_augmented_floor_division_and_remainder_write_in_place(operator: str, dtype: str, torch_ref: ModuleType) -> None:
+    """``x //= 2`` must change ``x`` for every holder of it, as ``x += 2`` does."""
+    results = []
+    for lib in (minitorch, torch_ref):
+        x = lib.tensor([-7, -2, 5, 9], dtype=getattr(lib, dtype))
+        scope = {"y": x}
+        exec(f"y {operator} 4", scope)  # noqa: S102 - a fixed statement
+        assert scope["y"] is x
+        results.append((x.tolist(), str(x.dtype).rsplit(".", 1)[-1], x._version))
+    assert results[0] == results[1]

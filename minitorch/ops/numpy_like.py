@@ -19,7 +19,7 @@ from .. import dtypes
 from ..creation import arange, cat, stack, tensor, zeros
 from ..return_types import aminmax as aminmax_result
 from ..shapes import normalize_dim
-from ..tensor import Tensor, add_tensor_methods, where
+from ..tensor import Tensor, _named, add_tensor_methods, where
 from .shape_ops import flip
 
 Sections = Union[int, Sequence[int], Tensor]
@@ -176,7 +176,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = N
 def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:  # noqa: A002
     r""":math:`\log\frac{p}{1 - p}`, with :math:`p` clamped to :math:`[\epsilon, 1 - \epsilon]` when ``eps`` is given."""
     p = input.clamp(eps, 1 - eps) if eps is not None else input
-    return (p / (1 - p)).log()
+    return _named((p / (1 - p)).log(), "LogitBackward0")
 
 
 def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
@@ -188,11 +188,11 @@ def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
 
 
 def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
-    return input * (math.pi / 180.0)
+    return _named(input * (math.pi / 180.0), "Deg2RadBackward0")
 
 
 def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
-    return input * (180.0 / math.pi)
+    return _named(input * (180.0 / math.pi), "Rad2DegBackward0")
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
@@ -205,7 +205,7 @@ def sinc(input: Tensor) -> Tensor:  # noqa: A002
     r""":math:`\sin(\pi x) / (\pi x)`, 1 at 0."""
     scaled = input * math.pi
     safe = where(scaled == 0, 1.0, scaled)
-    return where(scaled == 0, 1.0, safe.sin() / safe)
+    return _named(where(scaled == 0, 1.0, safe.sin() / safe), "SincBackward0")
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
