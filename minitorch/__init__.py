@@ -30,6 +30,8 @@ from .toplevel import (
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
 from .toplevel import add, div, divide, floor_divide, is_floating_point, ravel, rsub, sub, subtract, true_divide
+from .toplevel import get_float32_matmul_precision, set_float32_matmul_precision
+from .backends.cpu_threads import get_num_threads, set_num_threads
 from .toplevel import bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor
 from .legacy_types import (
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
@@ -47,6 +49,8 @@ from .ops.shape_ops import (
 )
 from .ops.shape_ops import where_or_nonzero as where
 from .ops.diagonal import diag, diag_embed, diagonal, narrow, trace
+from .ops.strided import as_strided, broadcast_shapes, broadcast_tensors
+from .ops.predicates import can_cast, is_complex, is_nonzero, is_same_size, is_signed, promote_types, result_type
 from .ops.einsum import einsum
 from .ops.products import baddbmm, cdist, cosine_similarity, cross, kron, meshgrid, tensordot
 from .ops.scatter import index_copy, index_fill, scatter, scatter_reduce

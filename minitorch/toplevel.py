@@ -5,6 +5,7 @@ The unary math ones (``minitorch.exp``) live beside their Functions in :mod:`min
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -271,3 +272,23 @@ def bitwise_left_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
 
 def bitwise_right_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
     return input >> other
+
+
+#: what :func:`set_float32_matmul_precision` takes
+MATMUL_PRECISIONS = ("highest", "high", "medium")
+_matmul_precision = ["highest"]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """PyTorch's permission for float32 products to use a faster, less precise format (TF32,
+    bfloat16) where the hardware has one. minitorch's products always compute in float32, which
+    is ``'highest'``, so no result changes; the setting is checked and kept as PyTorch keeps it."""
+    if precision not in MATMUL_PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; "
+                      "the set_float32_matmul_precision call has no effect", stacklevel=2)
+        return
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _matmul_precision[0]

@@ -22,11 +22,33 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 from typing import Any, Callable
 
 import numba
 
 from .cpu import CpuBackend
+
+def set_num_threads(count: int) -> None:
+    """Run the cpu kernels of the calling thread on ``count`` threads (``torch.set_num_threads``).
+
+    Numba starts its pool once, with ``NUMBA_NUM_THREADS`` threads (the core count by default),
+    and can use fewer but not more: a larger ``count`` uses the whole pool, with a warning. The
+    setting is the calling thread's, as Numba keeps it (PyTorch's is the process's)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {count!r}")
+    pool = numba.config.NUMBA_NUM_THREADS
+    if count > pool:
+        warnings.warn(f"set_num_threads({count}): Numba's pool has {pool} threads (NUMBA_NUM_THREADS); using {pool}",
+                      stacklevel=2)
+        count = pool
+    numba.set_num_threads(count)
+
+
+def get_num_threads() -> int:
+    """How many threads the calling thread's cpu kernels run on."""
+    return numba.get_num_threads()
+
 
 #: the layers that several Python threads may enter at once
 THREADSAFE_LAYERS = ("tbb", "omp")
