@@ -50,6 +50,7 @@ from .ops.shape_ops import (
 from .ops.shape_ops import where_or_nonzero as where
 from .ops.diagonal import diag, diag_embed, diagonal, narrow, trace
 from .ops.strided import as_strided, broadcast_shapes, broadcast_tensors
+from .ops.order_stats import cummax, cummin, kthvalue, msort, nanmedian, nanquantile, quantile
 from .ops.predicates import can_cast, is_complex, is_nonzero, is_same_size, is_signed, promote_types, result_type
 from .ops.einsum import einsum
 from .ops.products import baddbmm, cdist, cosine_similarity, cross, kron, meshgrid, tensordot

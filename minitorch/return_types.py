@@ -1,4 +1,5 @@
-"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort``, ``topk``, ``median(dim)`` and ``aminmax`` return.
+"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort``, ``topk``, ``median(dim)``, ``kthvalue``,
+``cummax`` and ``aminmax`` (and their kin) return.
 
 Each prints as PyTorch's ``torch.return_types.topk(values=..., indices=...)``, one field per
 line, and unpacks as a plain ``(values, indices)`` tuple.
@@ -28,4 +29,8 @@ min = _named_result("min")  # noqa: A001
 sort = _named_result("sort")
 topk = _named_result("topk")
 median = _named_result("median")
+nanmedian = _named_result("nanmedian")
+kthvalue = _named_result("kthvalue")
+cummax = _named_result("cummax")
+cummin = _named_result("cummin")
 aminmax = _named_result("aminmax", ("min", "max"))
