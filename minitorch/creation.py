@@ -328,7 +328,61 @@ def arange(*args: Any, start: Any = None, end: Any = None, step: Any = None, out
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     if steps < 0:
         raise RuntimeError(f"number of steps must be non-negative, got {steps}")
-    return _finish(np.linspace(start, end, steps), dtype or dtypes.get_default_dtype(), device, requires_grad)
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    return _finish(_evenly_spaced(start, end, steps, target.numpy), target, device, requires_grad)
+
+
+def _evenly_spaced(start: float, end: float, steps: int, kind: np.dtype) -> np.ndarray:
+    r"""``linspace``'s values as PyTorch's CPU kernel rounds them: the first half counted up from
+    ``start``, the second down from ``end`` (so both ends are exact),
+
+    .. math:: x_i = s + h\,i \ (i < n/2), \qquad x_i = e - h\,(n - 1 - i) \ (i \ge n/2), \qquad h = rac{e - s}{n - 1},
+
+    with :math:`s, e, h` in the output dtype, bit-equal to PyTorch's: its compiler fuses each
+    multiply-add into one rounding, which float32 gets here by computing in float64 and float64 by
+    :func:`_fused_multiply_add`; float16 rounds after each operation (the count :math:`i` too) as
+    PyTorch's half arithmetic does; integer dtypes step in float64 and truncate."""
+    if steps <= 1:
+        return np.array([start] * steps, dtype=np.float64).astype(kind)
+    index = np.arange(steps)
+    first_half = index < steps // 2
+    if kind == np.float16:
+        half, single = np.float16, np.float32
+        s, e = half(start), half(end)
+        with np.errstate(over="ignore", invalid="ignore"):  # a count past half's range is inf there too
+            step = single(half(single(e - s) / single(half(steps - 1))))
+            counts = index.astype(half).astype(single), (steps - 1 - index).astype(half).astype(single)
+            up = (single(s) + single(half(step * counts[0]))).astype(half)
+            down = (single(e) - single(half(step * counts[1]))).astype(half)
+        return np.where(first_half, up, down)
+    if kind == np.float32:
+        s, e = np.float32(start), np.float32(end)
+        s, e, step = np.float64(s), np.float64(e), np.float64((e - s) / np.float32(steps - 1))
+        return np.where(first_half, s + step * index, e - step * (steps - 1 - index)).astype(kind)
+    # float64, and integers stepped in float64
+    s, e = (float(start), float(end)) if kind == np.float64 else (float(kind.type(start)), float(kind.type(end)))
+    step = np.full(steps, (e - s) / (steps - 1))
+    up = _fused_multiply_add(step, index.astype(np.float64), np.full(steps, s))
+    down = _fused_multiply_add(-step, (steps - 1 - index).astype(np.float64), np.full(steps, e))
+    return np.where(first_half, up, down).astype(kind)
+
+
+#: Veltkamp's splitting constant for float64, :math:`2^{27} + 1`
+_SPLITTER = 134217729.0
+
+
+def _fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """:math:`a b + c` with (almost always) one rounding, in float64: the product's rounding error
+    found exactly by Dekker's two-product, the sum's by Knuth's two-sum, both added back."""
+    product = a * b
+    a_high = _SPLITTER * a - (_SPLITTER * a - a)
+    b_high = _SPLITTER * b - (_SPLITTER * b - b)
+    a_low, b_low = a - a_high, b - b_high
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = product + c
+    c_part = total - product
+    sum_error = (product - (total - c_part)) + (c - c_part)
+    return total + (sum_error + product_error)
 
 
 def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
