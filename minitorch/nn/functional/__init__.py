@@ -77,3 +77,8 @@ from .conv import conv3d  # noqa: E402
 from .conv_transpose import conv_transpose3d  # noqa: E402
 from .pooling import avg_pool3d, max_pool3d  # noqa: E402
 __all__ += ["avg_pool3d", "conv3d", "conv_transpose3d", "max_pool3d"]
+
+# ---- im2col, RMS normalisation ----
+from .im2col import fold, unfold  # noqa: E402
+from .normalization import rms_norm  # noqa: E402
+__all__ += ["fold", "rms_norm", "unfold"]

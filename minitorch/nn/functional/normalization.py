@@ -14,6 +14,7 @@ from typing import Optional, Sequence, Union
 
 from ...autograd import no_grad
 from ...tensor import Tensor
+from ...type_info import finfo
 from ._utils import shape_list
 
 
@@ -42,6 +43,24 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
     if bias is not None:
         out = out + bias
     return out
+
+
+def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,  # noqa: A002
+             eps: Optional[float] = None) -> Tensor:
+    r""":math:`x / \sqrt{\mathrm{E}[x^2] + \epsilon} \cdot \gamma` over the trailing ``normalized_shape``
+    (no mean subtracted); ``eps`` defaults to the machine epsilon of ``input``'s dtype."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={shape_list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
+            f"but got input of size{shape_list(input.shape)}"
+        )
+    if eps is None:
+        eps = finfo(input.dtype).eps
+    dims = tuple(range(input.dim() - k, input.dim()))
+    out = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
+    return out if weight is None else out * weight
 
 
 def _per_channel(t: Tensor, ndim: int) -> Tensor:

@@ -98,3 +98,8 @@ from .conv import Conv3d, ConvTranspose3d  # noqa: E402
 from .normalization import BatchNorm3d  # noqa: E402
 from .pooling import AvgPool3d, MaxPool3d  # noqa: E402
 __all__ += ["AvgPool3d", "BatchNorm3d", "Conv3d", "ConvTranspose3d", "MaxPool3d"]
+
+# ---- im2col layers, RMS normalisation ----
+from .fold import Fold, Unfold  # noqa: E402
+from .normalization import RMSNorm  # noqa: E402
+__all__ += ["Fold", "RMSNorm", "Unfold"]
