@@ -27,9 +27,8 @@ def _normalize(x: Tensor, dims: tuple[int, ...], eps: float) -> Tensor:
     # END SOLUTION
 
 
-def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,  # noqa: A002
-               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
-    """Normalise each sample over its trailing ``normalized_shape`` dimensions."""
+def _trailing_dims(input: Tensor, normalized_shape: Union[int, Sequence[int]]) -> tuple[int, ...]:  # noqa: A002
+    """The dimensions ``normalized_shape`` names at the end of ``input``; PyTorch's error if it does not fit."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
@@ -37,7 +36,13 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
             f"Given normalized_shape={shape_list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
             f"but got input of size{shape_list(input.shape)}"
         )
-    out = _normalize(input, tuple(range(input.dim() - k, input.dim())), eps)
+    return tuple(range(input.dim() - k, input.dim()))
+
+
+def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,  # noqa: A002
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over its trailing ``normalized_shape`` dimensions."""
+    out = _normalize(input, _trailing_dims(input, normalized_shape), eps)
     if weight is not None:
         out = out * weight
     if bias is not None:
@@ -49,16 +54,9 @@ def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight:
              eps: Optional[float] = None) -> Tensor:
     r""":math:`x / \sqrt{\mathrm{E}[x^2] + \epsilon} \cdot \gamma` over the trailing ``normalized_shape``
     (no mean subtracted); ``eps`` defaults to the machine epsilon of ``input``'s dtype."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(shape)
-    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
-        raise RuntimeError(
-            f"Given normalized_shape={shape_list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
-            f"but got input of size{shape_list(input.shape)}"
-        )
+    dims = _trailing_dims(input, normalized_shape)
     if eps is None:
         eps = finfo(input.dtype).eps
-    dims = tuple(range(input.dim() - k, input.dim()))
     out = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
     return out if weight is None else out * weight
 
