@@ -411,6 +411,22 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return module
 
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (``"encoder.1"``); the modules on the way must
+        exist, and with ``strict`` so must the one replaced."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        if hasattr(parent, name):
+            if not isinstance(getattr(parent, name), Module):
+                raise AttributeError(f"`{name}` is not an nn.Module")
+        elif strict:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        setattr(parent, name, module)
+
     def _owner_of(self, target: str) -> tuple["Module", str]:
         """The submodule holding the attribute at dotted path ``target``, and the attribute's name."""
         module_path, _, name = target.rpartition(".")
@@ -515,6 +531,25 @@ class Module:
             return t.to(device=target_device, dtype=target_dtype if t.is_floating_point() else None)
 
         return self._apply(convert)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Parameters and buffers replaced by uninitialised tensors of their shapes on ``device``
+        (nothing copied: for a model about to load a state dict); returns ``self``."""
+        from ...creation import empty_like
+
+        def fresh(t: Tensor) -> Tensor:
+            return empty_like(t, device=device)
+
+        if recurse:
+            return self._apply(fresh)
+        with no_grad():  # this module's own tensors only
+            for param in self._parameters.values():
+                if param is not None:
+                    param.data = fresh(param)
+        for name, buffer in self._buffers.items():
+            if buffer is not None:
+                self._buffers[name] = fresh(buffer)
+        return self
 
     def cpu(self) -> "Module":
         return self._apply(lambda t: t.cpu())
