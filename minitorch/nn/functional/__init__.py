@@ -82,3 +82,5 @@ __all__ += ["avg_pool3d", "conv3d", "conv_transpose3d", "max_pool3d"]
 from .im2col import fold, unfold  # noqa: E402
 from .normalization import rms_norm  # noqa: E402
 __all__ += ["fold", "rms_norm", "unfold"]
+from .gumbel import gumbel_softmax  # noqa: E402
+__all__ += ["gumbel_softmax"]
