@@ -84,3 +84,5 @@ from .normalization import rms_norm  # noqa: E402
 __all__ += ["fold", "rms_norm", "unfold"]
 from .gumbel import gumbel_softmax  # noqa: E402
 __all__ += ["gumbel_softmax"]
+from .grid_sample import affine_grid, grid_sample  # noqa: E402
+__all__ += ["affine_grid", "grid_sample"]
