@@ -16,6 +16,7 @@ from .autograd.grad_mode import is_grad_enabled
 from .device import DeviceLike, as_device
 from .dispatch import empty as empty_on_device, resolve_device
 from .generator import Generator, default_generator_of
+from .rounding import fused_multiply_add
 from .shapes import normalize_dim, shape_from_args
 from .tensor import Tensor, _move_to_device
 from .tensor_data import check_new_shape
@@ -336,11 +337,11 @@ def _evenly_spaced(start: float, end: float, steps: int, kind: np.dtype) -> np.n
     r"""``linspace``'s values as PyTorch's CPU kernel rounds them: the first half counted up from
     ``start``, the second down from ``end`` (so both ends are exact),
 
-    .. math:: x_i = s + h\,i \ (i < n/2), \qquad x_i = e - h\,(n - 1 - i) \ (i \ge n/2), \qquad h = rac{e - s}{n - 1},
+    .. math:: x_i = s + h\,i \ (i < n/2), \qquad x_i = e - h\,(n - 1 - i) \ (i \ge n/2), \qquad h = \frac{e - s}{n - 1},
 
     with :math:`s, e, h` in the output dtype, bit-equal to PyTorch's: its compiler fuses each
     multiply-add into one rounding, which float32 gets here by computing in float64 and float64 by
-    :func:`_fused_multiply_add`; float16 rounds after each operation (the count :math:`i` too) as
+    :func:`.rounding.fused_multiply_add`; float16 rounds after each operation (the count :math:`i` too) as
     PyTorch's half arithmetic does; integer dtypes step in float64 and truncate."""
     if steps <= 1:
         return np.array([start] * steps, dtype=np.float64).astype(kind)
@@ -362,27 +363,9 @@ def _evenly_spaced(start: float, end: float, steps: int, kind: np.dtype) -> np.n
     # float64, and integers stepped in float64
     s, e = (float(start), float(end)) if kind == np.float64 else (float(kind.type(start)), float(kind.type(end)))
     step = np.full(steps, (e - s) / (steps - 1))
-    up = _fused_multiply_add(step, index.astype(np.float64), np.full(steps, s))
-    down = _fused_multiply_add(-step, (steps - 1 - index).astype(np.float64), np.full(steps, e))
+    up = fused_multiply_add(step, index.astype(np.float64), np.full(steps, s))
+    down = fused_multiply_add(-step, (steps - 1 - index).astype(np.float64), np.full(steps, e))
     return np.where(first_half, up, down).astype(kind)
-
-
-#: Veltkamp's splitting constant for float64, :math:`2^{27} + 1`
-_SPLITTER = 134217729.0
-
-
-def _fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """:math:`a b + c` with (almost always) one rounding, in float64: the product's rounding error
-    found exactly by Dekker's two-product, the sum's by Knuth's two-sum, both added back."""
-    product = a * b
-    a_high = _SPLITTER * a - (_SPLITTER * a - a)
-    b_high = _SPLITTER * b - (_SPLITTER * b - b)
-    a_low, b_low = a - a_high, b - b_high
-    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-    total = product + c
-    c_part = total - product
-    sum_error = (product - (total - c_part)) + (c - c_part)
-    return total + (sum_error + product_error)
 
 
 def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from typing import Optional, Sequence
 
-from ...creation import cat, linspace, ones
+from ...creation import cat, linspace, ones, zeros
 from ...tensor import Tensor, where
 
 MODES = ("bilinear", "nearest")
@@ -38,9 +38,12 @@ def _align(align_corners: Optional[bool]) -> bool:
 
 
 def _base_coordinates(steps: int, align_corners: bool, like: Tensor) -> Tensor:
-    """The normalised coordinates of ``steps`` pixel centres along one side."""
+    """The normalised coordinates of ``steps`` pixel centres along one side (0 for a single one)."""
+    if steps <= 1:
+        return zeros(steps, dtype=like.dtype, device=like.device)
     coordinates = linspace(-1, 1, steps, dtype=like.dtype, device=like.device)
-    return coordinates if align_corners or steps <= 1 else coordinates * ((steps - 1) / steps)
+    # times (steps - 1), then divided by steps: PyTorch's two roundings, so the points agree to the bit
+    return coordinates if align_corners else coordinates * (steps - 1) / steps
 
 
 def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool] = None) -> Tensor:
@@ -50,6 +53,10 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool
     if len(size) != 4:
         raise NotImplementedError(f"affine_grid only supports 4D sizes here (2-D images), got size {list(size)}")
     n, _, height, width = (int(s) for s in size)
+    if aligned and min(height, width) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. "
+                      "This is not an intended use case of affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     if theta.dim() != 3 or tuple(theta.shape) != (n, 2, 3):
