@@ -14,6 +14,7 @@ RNG = np.random.default_rng(0)
 IMAGE = RNG.standard_normal((2, 3, 5, 7))
 GRID = RNG.uniform(-1.3, 1.3, (2, 4, 6, 2))  # points outside the image too
 THETA = RNG.standard_normal((2, 2, 3)) * 0.6
+SQUARE = RNG.standard_normal((2, 3, 12, 12))
 
 
 def _sample(lib: ModuleType, mode: str, padding_mode: str, align_corners: bool) -> list[np.ndarray]:
@@ -72,3 +73,27 @@ def test_bad_arguments_raise_as_torch(call, error, torch_ref: ModuleType) -> Non
     for lib in (minitorch, torch_ref):
         with pytest.raises(error):
             call(lib.nn.functional, lib)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_points_on_pixel_centres_take_pytorchs_side(padding_mode: str, align_corners: bool, dtype: str,
+                                                    torch_ref: ModuleType) -> None:
+    """An identity grid puts every point on a pixel centre, give or take the last bit: which of the
+    two pixel differences its gradient takes follows that bit (PyTorch's kernel rounds
+    ``(x + 1) s - 0.5`` once), and border points pass no gradient. This is how a spatial
+    transformer starts training."""
+    results = []
+    for lib in (minitorch, torch_ref):
+        kind = getattr(lib, dtype)
+        image = lib.tensor(SQUARE, dtype=kind)
+        theta = lib.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]] * 2, dtype=kind)
+        grid = lib.nn.functional.affine_grid(theta, SQUARE.shape, align_corners=align_corners).detach()
+        grid.requires_grad_(True)
+        out = lib.nn.functional.grid_sample(image, grid, padding_mode=padding_mode, align_corners=align_corners)
+        (out * lib.tensor(np.arange(out.numel()).reshape(out.shape) % 7, dtype=kind)).sum().backward()
+        results.append((grid.detach().numpy(), grid.grad.numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])  # the grids, to the bit
+    tolerance = 1e-9 if dtype == "float64" else 1e-4
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=tolerance, atol=tolerance)

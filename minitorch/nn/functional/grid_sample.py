@@ -20,7 +20,11 @@ from __future__ import annotations
 import warnings
 from typing import Optional, Sequence
 
+import numpy as np
+
 from ...creation import cat, linspace, ones, zeros
+from ...creation import tensor as make_tensor
+from ...rounding import fused_multiply_add
 from ...tensor import Tensor, where
 
 MODES = ("bilinear", "nearest")
@@ -69,27 +73,45 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool
 
 
 def _to_pixels(coordinate: Tensor, size: int, align_corners: bool) -> Tensor:
+    """Pixel positions, rounded as PyTorch's CPU kernel rounds them: its ``(x + 1) s - 0.5`` is one
+    fused multiply-add, and whether a point a hair below a pixel centre reads that pixel or the one
+    before (so which pixel difference its gradient takes) depends on that last bit."""
+    shifted = coordinate + 1
     if align_corners:
-        return (coordinate + 1) / 2 * (size - 1)
-    return ((coordinate + 1) * size - 1) / 2
+        return shifted * ((size - 1) / 2)
+    plain = shifted * (size / 2) - 0.5
+    held = shifted.detach()
+    values = held.numpy(force=True)
+    if values.dtype == np.float64:
+        fused = fused_multiply_add(values, np.full_like(values, size / 2), np.full_like(values, -0.5))
+    else:  # float32 and float16: exact in float64, then rounded once
+        fused = (values.astype(np.float64) * (size / 2) - 0.5).astype(values.dtype)
+    correction = make_tensor(fused, device=held.device) - plain.detach()  # at most an ulp, so exact
+    return plain + correction  # the fused value, with the formula's gradient
 
 
-def _reflect(u: Tensor, twice_low: int, twice_high: int) -> Tensor:
-    """``u`` mirrored back and forth into ``[twice_low / 2, twice_high / 2]``."""
-    if twice_low == twice_high:
-        return u * 0
-    low, span = twice_low / 2, (twice_high - twice_low) / 2
+def _reflect(u: Tensor, low: float, twice_span: float) -> Tensor:
+    """``u`` mirrored at ``low`` and ``low + twice_span / 2`` until it lies between them."""
     distance = (u - low).abs()
-    extra = distance.fmod(span)
-    flips = (distance / span).floor()
-    return where(flips.fmod(2) == 0, extra + low, span - extra + low)
+    flips = (distance / twice_span).detach().trunc()
+    extra = distance - flips * twice_span
+    return extra.minimum(twice_span - extra) + low
+
+
+def _clip(u: Tensor, size: int) -> Tensor:
+    """``u`` clamped to the pixels (NaN to 0); the gradient passes strictly inside only, as PyTorch's."""
+    clipped = u.clamp(0, size - 1).nan_to_num(0.0)
+    return where((u > 0) & (u < size - 1), u, clipped.detach())
 
 
 def _pad_coordinates(u: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
     if padding_mode == "reflection":
-        u = _reflect(u, 0, 2 * (size - 1)) if align_corners else _reflect(u, -1, 2 * size - 1)
+        if align_corners:
+            u = u * 0 if size <= 1 else _reflect(u, 0.0, 2.0 * (size - 1))
+        else:
+            u = _reflect(u, -0.5, 2.0 * size)
     if padding_mode in ("border", "reflection"):
-        u = u.clamp(0, size - 1)
+        u = _clip(u, size)
     return u
 
 
@@ -129,11 +151,12 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     flat = input.reshape(n, c, height * width)
     if mode == "nearest":
         out = _read(flat, u.detach().round(), v.detach().round(), width, height)
-    else:
+    else:  # the weights as PyTorch's kernel forms them (north/south, west/east), for the same roundings
         u0, v0 = u.detach().floor(), v.detach().floor()
-        du, dv = (u - u0).unsqueeze(1), (v - v0).unsqueeze(1)  # (N, 1, P): the weights' differentiable part
-        out = (_read(flat, u0, v0, width, height) * (1 - du) * (1 - dv)
-               + _read(flat, u0 + 1, v0, width, height) * du * (1 - dv)
-               + _read(flat, u0, v0 + 1, width, height) * (1 - du) * dv
-               + _read(flat, u0 + 1, v0 + 1, width, height) * du * dv)
+        west, north = (u - u0).unsqueeze(1), (v - v0).unsqueeze(1)  # distances to the west and north pixels
+        east, south = 1 - west, 1 - north
+        out = (_read(flat, u0, v0, width, height) * (south * east)
+               + _read(flat, u0 + 1, v0, width, height) * (south * west)
+               + _read(flat, u0, v0 + 1, width, height) * (north * east)
+               + _read(flat, u0 + 1, v0 + 1, width, height) * (north * west))
     return out.view(n, c, out_h, out_w)
