@@ -145,7 +145,10 @@ class Optimizer:
             for group in self.param_groups:
                 for param in group["params"]:
                     if param.grad is not None:
-                        self._update(param, param.grad.detach(), self.state[param], group)
+                        state = self.state[param]
+                        self._update(param, param.grad.detach(), state, group)
+                        if not state:  # a rule that keeps nothing (SGD without momentum) leaves no entry, as PyTorch's
+                            del self.state[param]
         return loss
 
     def _update(self, param: Tensor, grad: Tensor, state: dict[str, Any], group: ParamGroup) -> None:
