@@ -200,3 +200,21 @@ def test_writes_through_data_go_unseen_by_saved_tensor_checks_writes_through_det
                 row.append("modified" if "modified by an inplace operation" in str(error) else str(error))
         outcomes.append(row)
     assert outcomes[0] == outcomes[1] == ["ran", "modified"]
+
+
+def test_a_view_passed_in_by_keyword_and_returned_stays_a_view() -> None:
+    """A Function that hands back one of its inputs (here given by keyword) must not change it."""
+
+    class PassThrough(minitorch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any, *, values: Any) -> Any:
+            return values
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad.sum() * 0
+
+    base = minitorch.tensor(VALUES)
+    window = base[1:3]
+    out = PassThrough.apply(minitorch.ones(()), values=window)
+    assert out is window and window._is_view() and window._base is base

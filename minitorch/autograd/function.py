@@ -389,7 +389,7 @@ def node_type(name: str) -> type[Node]:
     return found
 
 
-def _stand_alone_unless_input_view(out: "Tensor", args: tuple) -> None:
+def _stand_alone_unless_input_view(out: "Tensor", args: tuple, kwargs: dict) -> None:
     """Make ``out``, a forward's result that is a view, stand alone unless it is a view of an input.
 
     A forward may reshape a tensor it made (a reduction's ``(n, 1)`` result viewed as ``(n,)``);
@@ -399,7 +399,7 @@ def _stand_alone_unless_input_view(out: "Tensor", args: tuple) -> None:
     """
     base = out._base
     tensor = tensor_class()
-    for arg in args:
+    for arg in (*args, *kwargs.values()):  # an input (or the view of one) passed through stays a view
         if isinstance(arg, tensor) and (arg is base or arg._base is base):
             return
     out._base = None
@@ -444,10 +444,10 @@ class Function:
         if type(out) is tuple:
             for output in out:
                 if isinstance(output, tensor) and output._base is not None:
-                    _stand_alone_unless_input_view(output, args)
+                    _stand_alone_unless_input_view(output, args, kwargs)
             return cls._record_several(ctx, args, out) if record else out
         if out._base is not None:
-            _stand_alone_unless_input_view(out, args)
+            _stand_alone_unless_input_view(out, args, kwargs)
         if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
             node = cls._node(ctx, args, needs_input_grad)
             out._set_grad_fn(node)
