@@ -66,6 +66,17 @@ RESULTS: dict[str, Expression] = {
     "softmax": lambda lib, x: x.softmax(1),
     "cross_entropy": lambda lib, x: lib.nn.functional.cross_entropy(x, lib.tensor([0, 1, 2, 3])),
     "mse_loss": lambda lib, x: lib.nn.functional.mse_loss(x, x * 2),
+    "quantile": lambda lib, x: x.quantile(0.3),
+    "quantile_dim": lambda lib, x: x.quantile(0.3, 1, keepdim=True),
+    "nanquantile_dim": lambda lib, x: x.nanquantile(0.5, 0),
+    "kthvalue_values": lambda lib, x: x.kthvalue(2, 1).values,
+    "kthvalue_indices": lambda lib, x: x.kthvalue(2, 1).indices,
+    "kthvalue_indices_keepdim": lambda lib, x: x.kthvalue(2, 1, keepdim=True).indices,
+    "nanmedian": lambda lib, x: x.nanmedian(),
+    "nanmedian_dim": lambda lib, x: x.nanmedian(1).values,
+    "nanmedian_dim_indices": lambda lib, x: x.nanmedian(1).indices,
+    "affine_grid": lambda lib, x: lib.nn.functional.affine_grid(x[:2, :3].reshape(1, 2, 3), (1, 1, 3, 4), align_corners=False),
+    "grid_sample": lambda lib, x: lib.nn.functional.grid_sample(x[None, None], lib.zeros(1, 2, 3, 2), align_corners=False),
 }
 
 #: views in PyTorch, and in minitorch

@@ -17,6 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import return_types
+from ..creation import stack
 from ..creation import tensor as make_tensor
 from ..keywords import accepts_numpy_names
 from ..shapes import normalize_dim
@@ -72,22 +73,19 @@ def _quantile(input: Tensor, q: Any, dim: Optional[int], keepdim: bool, interpol
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     rows, d = _moved_last(input, dim)
     ordered = rows.sort(-1).values
+    has_nan = None if ignore_nan else (rows != rows).any(-1, keepdim=True)  # a row's quantiles are NaN then
     results = []
     for level in levels:
         lower, upper, weight = _positions(ordered, level, ignore_nan, interpolation)
         low, high = ordered.gather(-1, lower), ordered.gather(-1, upper)
         value = low if weight is None else low.lerp(high, weight)
-        if not ignore_nan:  # a NaN anywhere in a row makes its quantile NaN
-            value = value.masked_fill((rows != rows).any(-1, keepdim=True), math.nan)
+        if has_nan is not None:
+            value = value.masked_fill(has_nan, math.nan)
         value = value.squeeze(-1)
         if keepdim:
             value = value.reshape((1,) * input.dim()) if dim is None else value.unsqueeze(d)
-        results.append(value)
-    if scalar_q:
-        return results[0]
-    from ..creation import stack
-
-    return stack(results)
+        results.append(value._standalone())  # a reshaped temporary, no view (as PyTorch's result)
+    return results[0] if scalar_q else stack(results)
 
 
 @accepts_numpy_names
@@ -118,7 +116,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     values = input.gather(d, indices)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return return_types.kthvalue(values, indices)
+    # views of the gathered values and of the order: results of their own, as PyTorch's
+    return return_types.kthvalue(values._standalone(), indices.contiguous()._standalone())
 
 
 @accepts_numpy_names
@@ -133,11 +132,11 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -
     middle = order.gather(-1, ((valid - 1).clamp(min=0)) // 2)
     values = rows.gather(-1, middle).squeeze(-1)
     if dim is None:
-        return values.reshape(())
+        return values.reshape(())._standalone()
     indices = middle.squeeze(-1)
     if keepdim and input.dim():
         values, indices = values.unsqueeze(d), indices.unsqueeze(d)
-    return return_types.nanmedian(values, indices)
+    return return_types.nanmedian(values._standalone(), indices._standalone())  # views of temporaries: no views
 
 
 def msort(input: Tensor) -> Tensor:  # noqa: A002

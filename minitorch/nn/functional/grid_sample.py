@@ -69,7 +69,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool
     xs = _base_coordinates(width, aligned, theta).view(1, width, 1).expand(height, width, 1)
     ys = _base_coordinates(height, aligned, theta).view(height, 1, 1).expand(height, width, 1)
     homogeneous = cat([xs, ys, ones(height, width, 1, dtype=theta.dtype, device=theta.device)], -1)  # (H, W, 3)
-    return (homogeneous.view(1, height * width, 3) @ theta.transpose(1, 2)).view(n, height, width, 2)
+    return (homogeneous.view(1, height * width, 3) @ theta.transpose(1, 2)).view(n, height, width, 2)._standalone()
 
 
 def _to_pixels(coordinate: Tensor, size: int, align_corners: bool) -> Tensor:
@@ -159,4 +159,4 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                + _read(flat, u0 + 1, v0, width, height) * (south * west)
                + _read(flat, u0, v0 + 1, width, height) * (north * east)
                + _read(flat, u0 + 1, v0 + 1, width, height) * (north * west))
-    return out.view(n, c, out_h, out_w)
+    return out.view(n, c, out_h, out_w)._standalone()  # a view of the sum: a result of its own
