@@ -809,10 +809,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         _check_rounding_mode(rounding_mode)
         quotient = self / other
         quotient = quotient.trunc() if rounding_mode == "trunc" else quotient.floor()
-        if not self._data.dtype.is_floating_point and not (
-                isinstance(other, float) or (isinstance(other, Tensor) and other._data.dtype.is_floating_point)):
-            return quotient.to(result_dtype(self, other))  # integers stay integers
-        return quotient
+        operands = result_dtype(self, other)
+        return quotient if operands.is_floating_point else quotient.to(operands)  # integers stay integers
 
     divide = div
 
