@@ -345,27 +345,27 @@ def _evenly_spaced(start: float, end: float, steps: int, kind: np.dtype) -> np.n
     PyTorch's half arithmetic does; integer dtypes step in float64 and truncate."""
     if steps <= 1:
         return np.array([start] * steps, dtype=np.float64).astype(kind)
-    index = np.arange(steps)
-    first_half = index < steps // 2
+    half_way = steps // 2
+    up_counts = np.arange(half_way)  # i for the first half; n - 1 - i for the second
+    down_counts = np.arange(steps - half_way - 1, -1, -1)
     if kind == np.float16:
         half, single = np.float16, np.float32
         s, e = half(start), half(end)
-        with np.errstate(over="ignore", invalid="ignore"):  # a count past half's range is inf there too
+        with np.errstate(over="ignore", invalid="ignore"):  # a count past half's range is inf there too (0 * inf: NaN)
             step = single(half(single(e - s) / single(half(steps - 1))))
-            counts = index.astype(half).astype(single), (steps - 1 - index).astype(half).astype(single)
-            up = (single(s) + single(half(step * counts[0]))).astype(half)
-            down = (single(e) - single(half(step * counts[1]))).astype(half)
-        return np.where(first_half, up, down)
+            up = single(s) + single(half(step * up_counts.astype(half).astype(single)))
+            down = single(e) - single(half(step * down_counts.astype(half).astype(single)))
+        return np.concatenate([up, down]).astype(half)
     if kind == np.float32:
         s, e = np.float32(start), np.float32(end)
-        s, e, step = np.float64(s), np.float64(e), np.float64((e - s) / np.float32(steps - 1))
-        return np.where(first_half, s + step * index, e - step * (steps - 1 - index)).astype(kind)
+        step = np.float64((e - s) / np.float32(steps - 1))
+        return np.concatenate([np.float64(s) + step * up_counts, np.float64(e) - step * down_counts]).astype(kind)
     # float64, and integers stepped in float64
-    s, e = (float(start), float(end)) if kind == np.float64 else (float(kind.type(start)), float(kind.type(end)))
-    step = np.full(steps, (e - s) / (steps - 1))
-    up = fused_multiply_add(step, index.astype(np.float64), np.full(steps, s))
-    down = fused_multiply_add(-step, (steps - 1 - index).astype(np.float64), np.full(steps, e))
-    return np.where(first_half, up, down).astype(kind)
+    s, e = float(kind.type(start)), float(kind.type(end))
+    step = (e - s) / (steps - 1)
+    up = fused_multiply_add(np.full(half_way, step), up_counts.astype(np.float64), np.full(half_way, s))
+    down = fused_multiply_add(np.full(steps - half_way, -step), down_counts.astype(np.float64), np.full(steps - half_way, e))
+    return np.concatenate([up, down]).astype(kind)
 
 
 def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
