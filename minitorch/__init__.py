@@ -92,6 +92,8 @@ from .nn.functional.activation import log_softmax, softmax  # noqa: E402 - torch
 from . import profiler  # noqa: E402,F401 - minitorch.profiler, as torch.profiler
 
 from . import fx  # noqa: E402,F401 - minitorch.fx, as torch.fx (graph tracing over nn)
+from . import func  # noqa: E402 - minitorch.func, as torch.func (grad, vmap, functional_call)
+from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 from .compiler import compile  # noqa: E402,A001 - torch.compile, with the eager backend
 # ---- distributed: collectives over MPI, as torch.distributed (issue 20) ----
 from . import distributed  # noqa: E402,F401 - mpi4py is imported only by init_process_group

@@ -19,7 +19,9 @@ threads may draw from them at once (NumPy holds the generator's lock through eac
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+import threading
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -136,10 +138,34 @@ class Generator:
 
     def numpy_generator(self) -> np.random.Generator:
         """The NumPy generator behind this one (random functions and samplers draw from it)."""
+        refusal = getattr(_FORBIDDEN, "message", None)
+        if refusal is not None:
+            raise RuntimeError(refusal)
         return self._numpy
 
     def __repr__(self) -> str:
         return f"<minitorch.Generator seed={self._initial_seed}>"
+
+
+#: this thread's reason to refuse every draw (``vmap(..., randomness='error')``), None when draws are allowed
+_FORBIDDEN = threading.local()
+
+
+@contextmanager
+def draws_forbidden(message: str) -> Iterator[None]:
+    """Within the block, drawing from any generator in this thread raises ``RuntimeError(message)``."""
+    previous = getattr(_FORBIDDEN, "message", None)
+    _FORBIDDEN.message = message
+    try:
+        yield
+    finally:
+        _FORBIDDEN.message = previous
+
+
+def default_generators() -> list[Generator]:
+    """The default generators made so far (the cpu one always)."""
+    default_generator_of("cpu")
+    return list(_DEFAULTS.values())
 
 
 #: the default generator of each device kind, made on first use: ``minitorch.manual_seed`` seeds them all

@@ -8,8 +8,9 @@ from .init import skip_init
 from . import rnn  # noqa: E402 - nn.utils.rnn, as in PyTorch
 from . import prune  # noqa: E402 - nn.utils.prune, as in PyTorch
 from . import parametrize, parametrizations  # noqa: E402 - as in PyTorch
+from . import stateless  # noqa: E402 - as in PyTorch
 
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "parameters_to_vector",
-    "parametrizations", "parametrize", "prune", "rnn", "skip_init", "vector_to_parameters",
+    "parametrizations", "parametrize", "prune", "rnn", "skip_init", "stateless", "vector_to_parameters",
 ]
