@@ -29,7 +29,7 @@ from .toplevel import (
     addmm, all, allclose, any, argmax, argmin, bmm, clone, dot, equal, flatten, isclose, matmul, max, maximum, mv,
     mean, min, minimum, mm, mul, multiply, permute, pow, reshape, squeeze, std, sum, transpose, unsqueeze, var,
 )
-from .toplevel import add, div, divide, floor_divide, is_floating_point, ravel, rsub, sub, subtract, true_divide
+from .toplevel import add, dist, div, divide, floor_divide, is_floating_point, ravel, rsub, sub, subtract, true_divide
 from .toplevel import get_float32_matmul_precision, set_float32_matmul_precision
 from .backends.cpu_threads import get_num_threads, set_num_threads
 from .toplevel import bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor
@@ -53,7 +53,7 @@ from .ops.strided import as_strided, broadcast_shapes, broadcast_tensors
 from .ops.order_stats import cummax, cummin, kthvalue, msort, nanmedian, nanquantile, quantile
 from .ops.predicates import can_cast, is_complex, is_nonzero, is_same_size, is_signed, promote_types, result_type
 from .ops.einsum import einsum
-from .ops.products import baddbmm, cdist, cosine_similarity, cross, kron, meshgrid, tensordot
+from .ops.products import baddbmm, cdist, cosine_similarity, cross, kron, meshgrid, pdist, tensordot
 from .ops.scatter import index_copy, index_fill, scatter, scatter_reduce
 from .ops.elementwise_extra import (
     addcdiv, addcmul, amax, amin, broadcast_to, clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_, clip, clip_,

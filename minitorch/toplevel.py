@@ -179,6 +179,11 @@ def is_floating_point(input: Tensor) -> bool:  # noqa: A002
     return input.is_floating_point()
 
 
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
+    r"""``torch.dist``: the :math:`p`-norm of ``input - other`` (broadcast), over all elements."""
+    return input.dist(other, p)
+
+
 def ravel(input: Tensor) -> Tensor:  # noqa: A002
     """All elements in one dimension (a view where the layout allows)."""
     return input.reshape(-1)

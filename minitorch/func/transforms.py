@@ -110,10 +110,14 @@ def _released(tree: Any, fresh: list[Tensor], outside: bool) -> Any:
 
 
 def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
+    """``(output, aux)``; ``aux`` is a tree of tensors only, as PyTorch requires."""
     if not has_aux:
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    for value in tree_flatten(output[1])[0]:
+        if not isinstance(value, Tensor):
+            raise RuntimeError(f"{api}: Expected tensors in aux, got unsupported type {type(value)}")
     return output
 
 

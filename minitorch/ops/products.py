@@ -180,15 +180,33 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         raise RuntimeError("cdist only supports non-negative p values")
     if not (x1.dtype.is_floating_point and x2.dtype.is_floating_point):
         raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {dtypes.scalar_type_name(x1.dtype)}")
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # ... x P x R x M
-    if p == 0:
-        return (diff != 0).to(diff.dtype).sum(-1)
+    return _norms_of_last_dim(x1.unsqueeze(-2) - x2.unsqueeze(-3), p)  # ... x P x R x M differences
+
+
+def _norms_of_last_dim(diff: Tensor, p: float) -> Tensor:
+    """The ``p``-norm of each vector along the last dimension, with a zero gradient at 0."""
+    if p == 0:  # a count of the nonzero entries, recorded with its zero gradient as PyTorch's
+        return diff.abs().sign().sum(-1)
     if math.isinf(p):
         return diff.abs().amax(-1) if diff.shape[-1] else diff.sum(-1)
     if p == 1:
         return diff.abs().sum(-1)
     powered = (diff * diff) if p == 2 else diff.abs() ** p
     return _nonzero_root(powered.sum(-1), p)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002 - PyTorch's name
+    r"""PyTorch's ``pdist``: the :math:`p`-norm distance between each pair of rows :math:`i < j` of an
+    ``N x M`` input, in the order of the upper triangle read row by row (``N (N - 1) / 2`` values)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got: {dtypes.scalar_type_name(input.dtype)}")
+    first, second = np.triu_indices(input.shape[0], 1)
+    rows = input.new_tensor(first, dtype=dtypes.int64), input.new_tensor(second, dtype=dtypes.int64)
+    return _norms_of_last_dim(input[rows[0]] - input[rows[1]], p)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 import numpy as np
 
 from ..autograd.function import Context, Function
+from ..autograd.grad_mode import is_grad_enabled
 from .. import return_types
 from ..keywords import accepts_numpy_names
 
@@ -110,6 +111,8 @@ class PowerNorm(Function):
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
         (a,) = ctx.saved_tensors
         norm = ctx.norm
+        if is_grad_enabled() and a.requires_grad:  # a second derivative needs the norm as a function of a
+            norm = a.abs().pow(ctx.p).sum(ctx.dims, keepdim=True).pow(1.0 / ctx.p)
         kept = grad.reshape(norm.shape)
         scale = (kept / norm.pow(ctx.p - 1)).masked_fill(norm == 0, 0.0)
         return a.sign() * a.abs().pow(ctx.p - 1) * scale, None, None, None
@@ -282,6 +285,8 @@ class CumulativeProduct(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
         (a,) = ctx.saved_tensors
+        if is_grad_enabled() and (a.requires_grad or grad.requires_grad):
+            return CumulativeProduct._differentiable_backward(a, grad, ctx.dim), None
         values = np.moveaxis(a.numpy(force=True), ctx.dim, -1)
         grads = np.moveaxis(grad.numpy(force=True), ctx.dim, -1)
         out = np.zeros(np.broadcast_shapes(values.shape, grads.shape), dtype=values.dtype)
@@ -292,6 +297,24 @@ class CumulativeProduct(Function):
             partial = np.cumprod(without_i, axis=-1)  # prod_{k<=j, k!=i} x_k for j >= i
             out[..., i] = (grads[..., i:] * partial[..., i:]).sum(axis=-1)
         return _host_tensor(np.moveaxis(out, -1, ctx.dim), a).to(a.dtype), None
+
+    @staticmethod
+    def _differentiable_backward(a: Tensor, grad: Tensor, dim: int) -> Tensor:
+        r"""The same gradient from recorded ops, for ``create_graph``:
+        :math:`\partial L / \partial x_i = \sum_{j \ge i} g_j \prod_{k \le j, k \ne i} x_k`
+        (the running product of ``x`` with :math:`x_i` replaced by 1, through this op again)."""
+        values, grads = a.movedim(dim, -1), grad.movedim(dim, -1)
+        size = values.shape[-1]
+        if size == 0:
+            return a.new_zeros(a.shape)
+        unit = np.eye(size, dtype=np.float64)
+        result = None
+        for i in range(size):
+            e_i = _host_tensor(unit[i], a).to(a.dtype)
+            without_i = values * (1 - e_i) + e_i
+            column = (grads[..., i:] * without_i.cumprod(-1)[..., i:]).sum(-1, keepdim=True) * e_i
+            result = column if result is None else result + column
+        return result.movedim(-1, dim)
 
 
 def _scan(fn: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:  # noqa: A002

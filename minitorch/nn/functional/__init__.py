@@ -54,12 +54,12 @@ from .activation_extra import (  # noqa: E402
     celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_, logsigmoid, mish, prelu,
     relu6, selu, selu_, softmin, softshrink, softsign, tanhshrink, threshold, threshold_,
 )
-from .distance import cosine_similarity, normalize  # noqa: E402
+from .distance import cosine_similarity, normalize, pdist  # noqa: E402
 from .dropout import alpha_dropout  # noqa: E402
 from .normalization import instance_norm  # noqa: E402
 
 __all__ += [
-    "alpha_dropout", "celu", "celu_", "cosine_similarity", "elu", "elu_", "glu", "hardshrink", "hardsigmoid",
+    "alpha_dropout", "celu", "celu_", "cosine_similarity", "elu", "pdist", "elu_", "glu", "hardshrink", "hardsigmoid",
     "hardswish", "hardtanh", "hardtanh_", "instance_norm", "logsigmoid", "mish", "normalize", "prelu", "relu6", "selu",
     "selu_", "softmin", "softshrink", "softsign", "tanhshrink", "threshold", "threshold_",
 ]

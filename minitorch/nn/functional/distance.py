@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...ops.products import cosine_similarity
+from ...ops.products import cosine_similarity, pdist
 from ...tensor import Tensor
 from .loss_extra import pairwise_distance
 
-__all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
+__all__ = ["cosine_similarity", "normalize", "pairwise_distance", "pdist"]
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  # noqa: A002
