@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-DEVICE_TYPES = ("cpu", "cuda")
+DEVICE_TYPES = ("cpu", "cuda", "meta")
 
 
 class device:  # noqa: N801 - PyTorch's spelling

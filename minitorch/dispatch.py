@@ -49,6 +49,8 @@ def resolve_device(value: "DeviceLike") -> "device":
     target = as_device(value)
     if target.type == "cpu":
         return target
+    if target.type == "meta":  # one meta device, without an index (``meta:0`` is the same)
+        return device("meta")
     count = backend_for(target.type).device_count()
     index = target.index or 0
     if index >= count:

@@ -154,6 +154,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def is_cuda(self) -> bool:
         return self._device.type == "cuda"
 
+    @property
+    def is_meta(self) -> bool:
+        """Whether this tensor is on the ``meta`` device (a shape and a dtype, no values)."""
+        return self._device.type == "meta"
+
     #: a plain tensor; quantized ones are :class:`minitorch.quantized.QuantizedTensor`
     is_quantized = False
 
@@ -361,6 +366,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """The single value as a Python number."""
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if self.is_meta:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._host_numpy().reshape(-1)[0].item()
 
     def tolist(self) -> Any:
@@ -370,7 +377,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """A NumPy array sharing this tensor's memory (CPU tensors)."""
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        if self.is_cuda and not force:
+        if self._device.type != "cpu" and not force:
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
             )
@@ -378,7 +385,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def _host_numpy(self) -> np.ndarray:
         """The values as a NumPy array on the host (a view for CPU tensors)."""
-        if self.is_cuda:
+        if self._device.type != "cpu":
             from .dispatch import transfer
 
             return transfer(self, CPU)._data.numpy_view()

@@ -234,6 +234,8 @@ def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 def _device_suffix(t: "Tensor") -> list[str]:
     if t.device.type == "cpu":
         return []
+    if t.device.type == "meta":
+        return ["device='meta'"]
     index = t.device.index if t.device.index is not None else 0
     return [f"device='{t.device.type}:{index}'"]
 
@@ -242,10 +244,24 @@ def _shape_text(t: "Tensor") -> str:
     return "(" + ", ".join(str(s) for s in t.shape) + ("," if t.dim() == 1 else "") + ")"
 
 
+def _dtype_and_grad_suffixes(t: "Tensor") -> list[str]:
+    """A meta tensor's other suffixes: any dtype but the default one (int64 included: there are
+    no values to show it), then its ``grad_fn`` or ``requires_grad``."""
+    suffixes = [] if t.dtype is dtypes.get_default_dtype() else [f"dtype={t.dtype}"]
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    return suffixes
+
+
 def tensor_repr(t: "Tensor") -> str:
-    values = t.detach()._host_numpy()
     indent = len(PREFIX)
     suffixes = _device_suffix(t)
+    if t.device.type == "meta":  # no values to show: ``tensor(..., device='meta', size=(2, 3))``
+        return _with_suffixes(PREFIX + "...", [*suffixes, f"size={_shape_text(t)}", *_dtype_and_grad_suffixes(t)],
+                              indent)
+    values = t.detach()._host_numpy()
     if values.size == 0:
         body = "[]"
         if t.dim() != 1:

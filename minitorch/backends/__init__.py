@@ -64,6 +64,10 @@ def _load(name: str) -> Backend:
                 from .cpu_threads import cpu_backend
 
                 _loaded[name] = cpu_backend()
+            elif name == "meta":
+                from .meta import MetaBackend
+
+                _loaded[name] = MetaBackend()
             elif name == "cuda":
                 # imported here, so ``import minitorch`` and the cpu path never load numba.cuda
                 from .cuda import CudaBackend
