@@ -8,7 +8,8 @@ A tree is a tuple, list, dict or named tuple whose items are trees, or anything 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 
@@ -22,6 +23,9 @@ class TreeSpec:
     kind: Optional[type]
     keys: Optional[tuple[Any, ...]]
     children: tuple["TreeSpec", ...]
+    #: what rebuilding needs besides keys and children: a defaultdict's ``default_factory`` (not part
+    #: of the structure: two defaultdicts with the same keys match whatever their factories)
+    context: Any = field(default=None, compare=False)
 
     @property
     def num_leaves(self) -> int:
@@ -61,7 +65,8 @@ def tree_flatten(tree: Any) -> tuple[list[Any], TreeSpec]:
             leaves.append(node)
             return LEAF
         keys, items = found
-        return TreeSpec(type(node), keys, tuple(walk(item) for item in items))
+        context = node.default_factory if isinstance(node, defaultdict) else None
+        return TreeSpec(type(node), keys, tuple(walk(item) for item in items), context)
 
     spec = walk(tree)
     return leaves, spec
@@ -80,6 +85,8 @@ def tree_unflatten(leaves: list[Any], spec: TreeSpec) -> Any:
             return leaves[position - 1]
         items = [build(child) for child in node.children]
         if node.keys is not None:
+            if issubclass(node.kind, defaultdict):
+                return node.kind(node.context, zip(node.keys, items))
             return node.kind(zip(node.keys, items))
         if node.kind is list:
             return items
@@ -100,18 +107,21 @@ def broadcast_prefix(prefix: Any, tree: Any) -> Optional[list[Any]]:
     """One entry of ``prefix`` per leaf of ``tree``, or None when ``prefix`` is not a prefix of it.
 
     ``prefix`` has ``tree``'s structure down to some depth; an ``int`` or ``None`` in it stands for
-    every leaf below that point (``in_dims=(0, None)`` against ``(dict_of_tensors, x)``).
+    every leaf below that point (``in_dims=(0, None)`` against ``(dict_of_tensors, x)``). Any other
+    leaf of ``prefix`` is broadcast the same way, for the caller to reject with its own message.
+    As in PyTorch, the kinds of dict (``dict``, ``OrderedDict``, ``defaultdict``) match each other.
     """
     found: list[Any] = []
 
     def walk(part: Any, node: Any) -> bool:
-        if part is None or isinstance(part, int):
+        part_children, node_children = _children(part), _children(node)
+        if part_children is None:  # a leaf of the prefix (the caller checks it is an int or None)
             found.extend([part] * tree_flatten(node)[1].num_leaves)
             return True
-        part_children, node_children = _children(part), _children(node)
-        if part_children is None or node_children is None:
+        if node_children is None:
             return False
-        if type(part) is not type(node):
+        both_dicts = isinstance(part, dict) and isinstance(node, dict)  # dict, OrderedDict, defaultdict
+        if type(part) is not type(node) and not both_dicts:
             return False
         (part_keys, part_items), (node_keys, node_items) = part_children, node_children
         if len(part_items) != len(node_items):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from contextlib import contextmanager, nullcontext
 from typing import Callable, ContextManager, Iterator
 
-from ..generator import default_generators, draws_forbidden
+from ..generator import default_generator_of, default_generators, draws_forbidden
 
 MODES = ("error", "different", "same")
 REFUSAL = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
@@ -36,6 +36,9 @@ def rewinding(randomness: str) -> Iterator[Callable[[], None]]:
     if randomness != "same":
         yield lambda: None
         return
+    # The cuda generator too, though no draw may have made it yet: made lazily by the first
+    # slice's draw, it would escape the rewind and the slices would differ.
+    default_generator_of("cuda")
     saved = [(generator, generator.get_state()) for generator in default_generators()]
 
     def rewind() -> None:

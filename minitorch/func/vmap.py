@@ -12,12 +12,14 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from ..creation import stack
 from ..tensor import Tensor
 from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from .randomness import checked_mode, random_draws, rewinding
 
-Dims = Any  # an int, None, or a tuple (nested like the inputs or outputs) of them
+Dims = Any  # an int, None, or a tuple (in_dims) / tree (out_dims) of them, nested like the inputs or outputs
 
 
 def _name(func: Callable[..., Any]) -> str:
@@ -26,13 +28,21 @@ def _name(func: Callable[..., Any]) -> str:
     return getattr(func, "__name__", repr(func))
 
 
-def _check_dims_kind(dims: Dims, what: str, func: Callable[..., Any]) -> None:
-    if not (dims is None or isinstance(dims, (int, tuple))):
-        if what == "in_dims":
-            raise ValueError(f"vmap({_name(func)}, in_dims={dims}, ...)(<inputs>): expected `in_dims` to be int or a "
-                             f"(potentially nested) tuple matching the structure of inputs, got: {type(dims)}.")
-        raise ValueError(f"vmap({_name(func)}, ..., out_dims={dims}): `out_dims` must be an int, None or a python "
-                         f"collection of ints representing where in the outputs the vmapped dimension should appear.")
+def _check_out_dims(out_dims: Dims, func: Callable[..., Any]) -> None:
+    """``out_dims`` is an int, None, or a tree (tuple, list, dict) of them; PyTorch checks it when called."""
+    leaves = [out_dims] if isinstance(out_dims, int) else tree_flatten(out_dims)[0]
+    for leaf in leaves:
+        if not (leaf is None or isinstance(leaf, int)):
+            raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a "
+                             f"python collection of ints representing where in the outputs the vmapped dimension "
+                             f"should appear.")
+
+
+def _check_in_dims(in_dims: Dims, func: Callable[..., Any]) -> None:
+    """``in_dims`` itself is an int or a tuple (one entry per positional argument), as PyTorch requires."""
+    if not isinstance(in_dims, (int, tuple)):
+        raise ValueError(f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
+                         f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
 
 
 def _batch_size(func: Callable[..., Any], in_dims: Dims, leaves: list[Any], dims: list[Optional[int]]) -> int:
@@ -68,6 +78,38 @@ def _slice(leaves: list[Any], dims: list[Optional[int]], index: int) -> list[Any
     return [value if dim is None else value.select(dim, index) for value, dim in zip(leaves, dims)]
 
 
+def _check_unmapped_unchanged(func: Callable[..., Any], unmapped: list[tuple[Tensor, int]]) -> None:
+    """Refuse an in-place write into an input passed whole (``in_dims`` None).
+
+    PyTorch refuses to write a batched value into an unbatched tensor and runs an unbatched write
+    once; here the function runs once per slice, so the write would repeat for every slice. Either
+    way the loop cannot give PyTorch's result, so it stops after the first slice that wrote (whose
+    write stays: seeing it needs the version counter to move, which is the write itself).
+    """
+    for value, version in unmapped:
+        if value._version != version:
+            raise RuntimeError(f"vmap({_name(func)}, ...): `{_name(func)}` wrote in place into an input that is not "
+                               f"mapped (in_dim None, shape {tuple(value.shape)}); vmap cannot repeat that write once "
+                               f"per slice (the first slice's write has been made). Map that input too, or return the new value "
+                               f"instead of writing it.")
+
+
+def _same_tensor(value: Any, first: Tensor) -> bool:
+    """Whether an output of one slice is ``first``, the output of slice 0, or a tensor equal to it.
+
+    PyTorch allows ``out_dims=None`` for an output that does not depend on the batch (it is not a
+    BatchedTensor), such as a constant made inside the function; here each call makes it anew, so
+    equal values (NaN equal to NaN) in the same shape, dtype and device stand for "not batched".
+    """
+    if value is first:
+        return True
+    if not isinstance(value, Tensor) or (value.shape, value.dtype, value.device) != (first.shape, first.dtype,
+                                                                                     first.device):
+        return False
+    ours, theirs = value.detach()._host_numpy(), first.detach()._host_numpy()
+    return bool(np.array_equal(ours, theirs, equal_nan=ours.dtype.kind in "fc"))
+
+
 def _stacked_outputs(func: Callable[..., Any], out_dims: Dims, results: list[Any]) -> Any:
     """The outputs of every call joined along their ``out_dims``, in the first output's structure."""
     name = _name(func)
@@ -79,7 +121,10 @@ def _stacked_outputs(func: Callable[..., Any], out_dims: Dims, results: list[Any
             raise ValueError(f"vmap({name}, ...): `{name}` returned outputs of structure {spec.describe()} for one "
                              f"slice and {other.describe()} for another")
         flat_results.append(leaves)
-    dims = broadcast_prefix(out_dims, results[0])
+    if isinstance(results[0], Tensor) and isinstance(out_dims, tuple) and len(out_dims) == 1:
+        dims = list(out_dims)  # PyTorch reads out_dims=(d,) for a single tensor output as d
+    else:
+        dims = broadcast_prefix(out_dims, results[0])
     if dims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
                          f"structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1].describe()} "
@@ -88,7 +133,7 @@ def _stacked_outputs(func: Callable[..., Any], out_dims: Dims, results: list[Any
     for position, dim in enumerate(dims):
         values = [leaves[position] for leaves in flat_results]
         if dim is None:
-            if isinstance(values[0], Tensor) and any(value is not values[0] for value in values):
+            if isinstance(values[0], Tensor) and not all(_same_tensor(value, values[0]) for value in values[1:]):
                 raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
             joined.append(values[0])
             continue
@@ -110,18 +155,21 @@ def vmap(func: Callable[..., Any], in_dims: Dims = 0, out_dims: Dims = 0, random
     ``in_dims``: the batch dimension of every input (an int), or a tuple with one entry per
     positional argument, each an int, ``None`` (not mapped) or a nested structure matching a
     dict or tuple argument. Keyword arguments are passed whole. ``out_dims``: where the batch
-    dimension goes in each output. ``randomness``: ``'error'`` (random ops raise),
+    dimension goes in each output (an int, or a tuple, list or dict of them matching the outputs);
+    ``None`` for an output that does not depend on the batch, which every slice must then return
+    alike (the same tensor, or equal values). ``randomness``: ``'error'`` (random ops raise),
     ``'different'`` (each slice draws its own numbers) or ``'same'`` (every slice draws the same).
     ``chunk_size`` is accepted for PyTorch's signature; the slices are always taken one at a time.
     """
     checked_mode(randomness)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
-    _check_dims_kind(in_dims, "in_dims", func)
-    _check_dims_kind(out_dims, "out_dims", func)
 
     @functools.wraps(func)
     def mapped(*args: Any, **kwargs: Any) -> Any:
+        # as PyTorch, the dims are checked when the mapped function is called, not when it is made
+        _check_out_dims(out_dims, func)
+        _check_in_dims(in_dims, func)
         if not args:
             raise ValueError(f"vmap({_name(func)})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
                              f"trying to vmap over a function with no inputs. The latter is unsupported.")
@@ -132,12 +180,15 @@ def vmap(func: Callable[..., Any], in_dims: Dims = 0, out_dims: Dims = 0, random
                              f"the structure of `inputs`. in_dims has structure {tree_flatten(in_dims)[1].describe()} "
                              f"but inputs has structure {spec.describe()}.")
         size = _batch_size(func, in_dims, leaves, dims)
+        unmapped = [(value, value._version) for value, dim in zip(leaves, dims)
+                    if dim is None and isinstance(value, Tensor)]
         results = []
         with rewinding(randomness) as rewind:
             for index in range(size):
                 rewind()
                 with random_draws(randomness):
                     results.append(func(*tree_unflatten(_slice(leaves, dims, index), spec), **kwargs))
+                _check_unmapped_unchanged(func, unmapped)
         return _stacked_outputs(func, out_dims, results)
 
     return mapped
