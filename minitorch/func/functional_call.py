@@ -8,7 +8,8 @@ becomes a function of its parameters, which :func:`~minitorch.func.grad` and
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Optional, Union
 
 from ..creation import stack
 from ..nn.modules.module import Module
@@ -20,7 +21,7 @@ from ..tensor import Tensor
 def _merged(dicts: Union[dict[str, Tensor], Sequence[dict[str, Tensor]]]) -> dict[str, Tensor]:
     if isinstance(dicts, dict):
         return dicts
-    if not isinstance(dicts, (tuple, list)):
+    if not isinstance(dicts, Sequence):  # as PyTorch: any sequence (a str is one, of non-dicts)
         raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, "
                          f"but got {type(dicts)}")
     if not all(isinstance(one, dict) for one in dicts):
@@ -78,9 +79,12 @@ def stack_module_state(models: Sequence[Module]) -> tuple[dict[str, Tensor], dic
 
 def replace_all_batch_norm_modules_(root: Module) -> Module:
     """Make every batch norm in ``root`` use the batch's statistics only (no running statistics),
-    in place, so that ``vmap`` over it writes no shared buffer; returns ``root``."""
+    in place, so that ``vmap`` over it writes no shared buffer; returns ``root``.
+
+    As PyTorch, a batch norm already not tracking (``track_running_stats`` set False after
+    construction) keeps whatever buffers it has, which evaluation mode still uses."""
     for module in root.modules():
-        if isinstance(module, _BatchNorm):
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
             module.running_mean = None
             module.running_var = None
             module.num_batches_tracked = None

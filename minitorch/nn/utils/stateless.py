@@ -55,9 +55,12 @@ def _owner(module: Module, path: str) -> tuple[Module, str]:
     prefix, _, name = path.rpartition(".")
     owner = module
     for part in prefix.split(".") if prefix else ():
-        child = getattr(owner, part, None)
-        if not isinstance(child, Module):
+        if not hasattr(owner, part):
             raise AttributeError(f"{owner._get_name()} has no submodule `{part}` (looking up {path!r})")
+        child = getattr(owner, part)
+        if not isinstance(child, Module):  # as PyTorch: a path through a tensor is a TypeError
+            raise TypeError(f"`{part}` of {owner._get_name()} is a {type(child).__name__}, not a Module "
+                            f"(looking up {path!r})")
         owner = child
     return owner, name
 
@@ -95,25 +98,26 @@ def reparametrized(module: Module, values: dict[str, Tensor], tie_weights: bool 
                    strict: bool = False) -> Iterator[None]:
     """Within the block, ``module``'s tensors named in ``values`` are those values.
 
-    Afterwards the originals are back, and ``values`` holds what the module's slots hold then
-    (a buffer the call reassigned, as a batch norm's running mean, comes back to the caller).
+    Afterwards the originals are back, and ``values`` (the caller's dict itself, not the copy
+    that tying extends) holds for each of its own keys what the module's slot held at the end:
+    a tensor the call reassigned, as ``self.foo = self.foo + 1``, comes back to the caller.
     """
-    if tie_weights:
-        values = _with_tied_names(module, values)
+    swapped = _with_tied_names(module, values) if tie_weights else values
     if strict:
-        _check_keys(module, values)
+        _check_keys(module, swapped)
     originals: dict[str, Any] = {}
+    after: dict[str, Any] = {}
     try:
-        for path, value in values.items():
+        for path, value in swapped.items():
             owner, name = _owner(module, path)
             originals[path] = _swap(owner, name, value)
         yield
     finally:
+        # last in, first out: two paths to one slot (a submodule held twice) end on the original
         for path in reversed(list(originals)):
             owner, name = _owner(module, path)
-            after = _swap(owner, name, originals[path])
-            if path in values and after is not _ABSENT:
-                values[path] = after
+            after[path] = _swap(owner, name, originals[path])
+        values.update({path: value for path, value in after.items() if path in values and value is not _ABSENT})
 
 
 def call_reparametrized(module: Module, values: dict[str, Tensor], args: Any, kwargs: Optional[dict[str, Any]],
