@@ -83,7 +83,8 @@ class LBFGS(Optimizer):
 
     def _step(self, closure: Callable[[], Any]) -> Any:
         group = self.param_groups[0]
-        lr, max_iter, max_eval = float(group["lr"]), group["max_iter"], group["max_eval"]
+        lr = group["lr"].item() if isinstance(group["lr"], Tensor) else group["lr"]  # an int lr stays an int, as PyTorch's
+        max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         history_size, line_search_fn = group["history_size"], group["line_search_fn"]
         state = self.state[self._params[0]]
@@ -111,11 +112,11 @@ class LBFGS(Optimizer):
             state["n_iter"] += 1
             if state["n_iter"] == 1:  # the very first direction: steepest descent
                 d = flat_grad.neg()
-                old_dirs, old_stps, ro, h_diag = [], [], [], 1.0
+                old_dirs, old_stps, ro, h_diag = [], [], [], 1
             else:
                 y = flat_grad - prev_flat_grad
                 s = d * t
-                ys = float(y.dot(s).item())
+                ys = y.dot(s)  # 0-d tensors of the parameters' dtype from here on, as PyTorch's state
                 if ys > MIN_CURVATURE:
                     if len(old_dirs) == history_size:
                         old_dirs.pop(0)
@@ -124,12 +125,13 @@ class LBFGS(Optimizer):
                     old_dirs.append(y)
                     old_stps.append(s)
                     ro.append(1.0 / ys)
-                    h_diag = ys / float(y.dot(y).item())
+                    h_diag = ys / y.dot(y)
                 d = self._two_loop(flat_grad, old_dirs, old_stps, ro, h_diag, state, history_size)
             prev_flat_grad = flat_grad.clone()
             prev_loss = loss
-            t = min(1.0, 1.0 / float(flat_grad.abs().sum().item())) * lr if state["n_iter"] == 1 else lr
-            slope = float(flat_grad.dot(d).item())
+            # the first step is scaled by the gradient's 1-norm (a tensor when that scale is below 1)
+            t = min(1.0, 1.0 / flat_grad.abs().sum()) * lr if state["n_iter"] == 1 else lr
+            slope = flat_grad.dot(d)
             if slope > -tolerance_change:  # not a descent direction any more
                 break
 
@@ -139,8 +141,9 @@ class LBFGS(Optimizer):
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 origin = [p.clone() for p in self._params]
                 loss, flat_grad, t, used = strong_wolfe(
-                    lambda step: self._evaluate_at(evaluate, origin, step, d), t, d, loss, flat_grad, slope,
-                    max_ls=max_eval - evals)
+                    lambda step: self._evaluate_at(evaluate, origin, step, d), float(t) if isinstance(t, Tensor) else t,
+                    d, loss, flat_grad,
+                    float(slope), max_ls=max_eval - evals)
                 self._add(t, d)
                 optimal = float(flat_grad.abs().max().item()) <= tolerance_grad
             else:
@@ -164,19 +167,20 @@ class LBFGS(Optimizer):
         return first_loss
 
     @staticmethod
-    def _two_loop(flat_grad: Tensor, old_dirs: list[Tensor], old_stps: list[Tensor], ro: list[float],
-                  h_diag: float, state: dict[str, Any], history_size: int) -> Tensor:
-        r""":math:`-H g` by the two-loop recursion over the stored pairs."""
+    def _two_loop(flat_grad: Tensor, old_dirs: list[Tensor], old_stps: list[Tensor], ro: list[Tensor],
+                  h_diag: Union[int, Tensor], state: dict[str, Any], history_size: int) -> Tensor:
+        r""":math:`-H g` by the two-loop recursion over the stored pairs; :math:`\rho_i`, :math:`\alpha_i`
+        and :math:`\gamma` are 0-d tensors, so a float32 model's history is computed in float32."""
         if "al" not in state:
             state["al"] = [None] * history_size
         al = state["al"]
         q = flat_grad.neg()
         for i in range(len(old_dirs) - 1, -1, -1):
-            al[i] = float(old_stps[i].dot(q).item()) * ro[i]
+            al[i] = old_stps[i].dot(q) * ro[i]
             q.add_(old_dirs[i], alpha=-al[i])
         r = q * h_diag
         for i in range(len(old_dirs)):
-            beta = float(old_dirs[i].dot(r).item()) * ro[i]
+            beta = old_dirs[i].dot(r) * ro[i]
             r.add_(old_stps[i], alpha=al[i] - beta)
         return r
 
