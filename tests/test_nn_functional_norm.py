@@ -96,6 +96,11 @@ NORM_ERRORS = [
     ("layer_norm_shape", lambda f, t: f.layer_norm(t.zeros(3, 8), (4,))),
     ("batch_norm_channels", lambda f, t: f.batch_norm(t.zeros(3, 8), t.zeros(4), t.ones(4))),
     ("batch_norm_one_value", lambda f, t: f.batch_norm(t.zeros(1, 8), None, None, training=True)),
+    ("batch_norm_mean_requires_grad", lambda f, t: f.batch_norm(t.tensor([[1.0, 2.0], [3.0, 5.0]]),
+                                                                t.zeros(2, requires_grad=True), t.ones(2), training=True)),
+    ("batch_norm_var_requires_grad", lambda f, t: f.batch_norm(t.tensor([[1.0, 2.0], [3.0, 5.0]]), t.zeros(2),
+                                                               t.ones(2, requires_grad=True))),
+    ("linear_of_a_list", lambda f, t: f.linear([t.ones(2, 2)] * 2, t.ones(2, 2))),
 ]
 
 

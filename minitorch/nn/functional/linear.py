@@ -11,6 +11,8 @@ from ...tensor import Tensor
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:  # noqa: A002 - PyTorch's name
     r""":math:`y = x W^\top + b` for ``input`` of shape ``(*, in_features)`` and ``weight`` of
     shape ``(out_features, in_features)``; the leading dimensions of ``input`` are kept."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     # BEGIN SOLUTION 5.1
     if weight.dim() == 2:
         return fused_linear(input, weight, bias)

@@ -81,6 +81,10 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if stat is not None and stat.requires_grad:  # updated in place and read as constants: no gradient
+            raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to argument '{name}'. "
+                               f"This input cannot have requires_grad True.")
     dims = (0,) + tuple(range(2, input.dim()))
     count = input.numel() // channels if channels else 0
     # BEGIN SOLUTION 5.6
