@@ -115,6 +115,23 @@ from .ops.decompositions import functions as _decomposition_functions  # noqa: E
 globals().update(_decomposition_functions)  # minitorch.inverse, det, logdet, matrix_exp, svd, qr ...
 from .ops.inplace_views import swapaxes, swapdims  # noqa: E402
 
+# ---- more top-level names real scripts use: reproducibility flags, F's ops at top level, tensor helpers ----
+from .deterministic import (  # noqa: E402
+    are_deterministic_algorithms_enabled, get_deterministic_debug_mode, is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode, use_deterministic_algorithms,
+)
+from .functional_aliases import EXPORTS as _functional_aliases  # noqa: E402
+from .ops.bits_and_powers import FUNCTIONS as _bits_and_powers  # noqa: E402 - also attaches Tensor.signbit ...
+from .ops.cumulative import FUNCTIONS as _cumulative  # noqa: E402 - also attaches Tensor.logcumsumexp
+from .ops.scatter_views import FUNCTIONS as _scatter_views  # noqa: E402 - also attaches Tensor.index_put_ ...
+from .ops.sequence_ops import FUNCTIONS as _sequence_ops  # noqa: E402 - also attaches Tensor.mode, renorm ...
+from .ops.windows_signal import FUNCTIONS as _windows_signal  # noqa: E402
+from .toplevel_extra import FUNCTIONS as _toplevel_extra  # noqa: E402
+
+for _extra in (_functional_aliases, _bits_and_powers, _cumulative, _scatter_views, _sequence_ops, _windows_signal,
+               _toplevel_extra):
+    globals().update(_extra)
+
 # PyTorch's argument parser takes NumPy's names (axis=, keepdims=, x=) in every op it binds
 from .keywords import give_numpy_names as _give_numpy_names  # noqa: E402
 

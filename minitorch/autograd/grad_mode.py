@@ -28,6 +28,7 @@ class _PerThread(threading.local):
 
     def __init__(self) -> None:
         self.grad_mode = GradMode()  # every thread starts with grad enabled
+        self.inference_modes: list[bool] = []  # the open ``inference_mode`` blocks' modes, innermost last
 
 
 #: ``per_thread.grad_mode`` is the calling thread's :class:`GradMode` (``Function.apply``
@@ -38,6 +39,12 @@ per_thread = _PerThread()
 def is_grad_enabled() -> bool:
     """True when new operations in this thread record how to differentiate them."""
     return per_thread.grad_mode.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside an ``inference_mode()`` block of this thread (not one of ``inference_mode(False)``)."""
+    modes = per_thread.inference_modes
+    return bool(modes) and modes[-1]
 
 
 def _set_enabled(mode: bool) -> None:
@@ -113,6 +120,14 @@ class inference_mode(_GradModeContext):  # noqa: N801
 
     def _target(self) -> bool:
         return False if self.mode else is_grad_enabled()
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        per_thread.inference_modes.append(bool(self.mode))
+
+    def __exit__(self, *exc: object) -> None:
+        per_thread.inference_modes.pop()
+        super().__exit__(*exc)
 
 
 class set_grad_enabled(_GradModeContext):  # noqa: N801

@@ -27,7 +27,7 @@ from . import vector_width
 # before any kernel is declared: Numba makes its target machine with the first one
 vector_width.prefer_full_vector_width()
 
-from . import mps  # noqa: E402 - the vector width must be chosen first
+from . import cudnn, mps  # noqa: E402 - the vector width must be chosen first; torch.backends.cudnn, .mps
 from .base import ARG_REDUCE_OPS, BINARY_OPS, REDUCE_OPS, UNARY_OPS, Backend  # noqa: E402
 
 CPU_BACKENDS = ("cpu", "simple")

@@ -86,3 +86,9 @@ from .gumbel import gumbel_softmax  # noqa: E402
 __all__ += ["gumbel_softmax"]
 from .grid_sample import affine_grid, grid_sample  # noqa: E402
 __all__ += ["affine_grid", "grid_sample"]
+
+# ---- channel shuffle and feature alpha dropout (also torch.channel_shuffle, torch.feature_alpha_dropout) ----
+from .dropout import feature_alpha_dropout  # noqa: E402
+from .upsampling import channel_shuffle  # noqa: E402
+
+__all__ += ["channel_shuffle", "feature_alpha_dropout"]

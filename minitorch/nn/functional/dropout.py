@@ -71,3 +71,23 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
         # kept: a x + a|alpha'| p; dropped: a alpha' + a|alpha'| p
         result = input * keep * scale + (keep - 1.0) * (SELU_NEGATIVE_LIMIT * scale) + SELU_NEGATIVE_LIMIT * scale * p
     return input.copy_(result) if inplace else result
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                          inplace: bool = False) -> Tensor:
+    r""":func:`alpha_dropout` of whole channels: one draw per ``(N, C)`` feature map, the dropped maps set
+    to :math:`\alpha' = -\lambda\alpha`, then :math:`a x + b` as there. The identity when not training."""
+    _check_probability(p)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1.0:
+        result = input * 0.0
+    else:
+        noise_shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+        keep = (rand(*noise_shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
+        scale = ((SELU_NEGATIVE_LIMIT ** 2 * p + 1.0) * (1.0 - p)) ** -0.5
+        shift = (keep - 1.0) * (SELU_NEGATIVE_LIMIT * scale) + SELU_NEGATIVE_LIMIT * scale * p
+        result = input * (keep * scale) + shift
+    return input.copy_(result) if inplace else result

@@ -308,3 +308,19 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A0
     blocks = input.reshape(*lead, channels, height // r, r, width // r, r)
     order = tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3)
     return blocks.permute(*order).reshape(*lead, channels * r * r, height // r, width // r)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """Interleave the channels of ``(N, C, *)`` input: view them as ``(groups, C / groups)``, transpose
+    those two, flatten back (ShuffleNet's shuffle)."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    channels = input.shape[1]
+    if channels % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} channels and "
+                           f"{groups} groups.")
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    grouped = input.reshape((n, groups, channels // groups) + rest)
+    return grouped.transpose(1, 2).reshape(tuple(input.shape))
