@@ -157,3 +157,31 @@ def test_pdist_takes_matrices_only(shape: tuple[int, ...], torch_ref: ModuleType
 def test_dist_is_a_function_too(torch_ref: ModuleType) -> None:
     results = [lib.dist(lib.tensor(X), lib.tensor(P), 3).item() for lib in (minitorch, torch_ref)]
     assert results[0] == pytest.approx(results[1], rel=1e-12)
+
+
+KINKS: dict[str, Callable[[ModuleType, Any, Any], Any]] = {
+    "softplus": lambda l, x, y: l.nn.functional.softplus(x).sum(),
+    "softplus_beta_threshold": lambda l, x, y: l.nn.functional.softplus(x, beta=2.0, threshold=1.5).sum(),
+    "bce_with_logits": lambda l, x, y: l.nn.functional.binary_cross_entropy_with_logits(x, y.abs().clamp(0, 1)),
+    "xlogy": lambda l, x, y: l.xlogy(x, y).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KINKS))
+def test_derivatives_where_a_stable_formula_bends(name: str, torch_ref: ModuleType) -> None:
+    """At ``x = 0`` the overflow-safe softplus, :math:`\\max(s, 0) + \\log(1 + e^{-|s|})`, bends in both
+    pieces and a ``where`` that writes 0 for :math:`x \\log y` at ``x = 0`` hides :math:`\\log y`: the
+    derivatives there are written out, as PyTorch's (:math:`\\sigma(0) = 1/2`, :math:`\\log y`)."""
+    x_values = np.array([0.0, 0.0, -1.5, 0.5, 2.0], dtype=np.float64)
+    y_values = np.array([2.0, 0.0, 0.5, 3.0, 0.25], dtype=np.float64)
+    results = []
+    for lib in (minitorch, torch_ref):
+        x = lib.tensor(x_values, requires_grad=True)
+        y = lib.tensor(y_values, requires_grad=True)
+        (grad_x, grad_y) = lib.autograd.grad(KINKS[name](lib, x, y), (x, y), create_graph=True, allow_unused=True)
+        (second,) = lib.autograd.grad(grad_x.sum(), x, allow_unused=True)
+        results.append([None if g is None else g.detach().numpy(force=True) for g in (grad_x, grad_y, second)])
+    for ours, theirs in zip(*results):
+        assert (ours is None) == (theirs is None)
+        if theirs is not None:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)

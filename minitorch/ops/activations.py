@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from ..autograd.function import Context, Function
-from ..tensor import Tensor
+from ..tensor import Tensor, where
 
 SQRT_HALF = math.sqrt(0.5)
 #: :math:`1/\sqrt{2\pi}`, rounded as PyTorch forms it (:math:`\tfrac{2}{\sqrt\pi} \cdot \tfrac{1}{\sqrt 2} \cdot \tfrac12`)
@@ -98,3 +98,29 @@ class GELU(Function):
             slope = normal_cdf(x) + x * ((-0.5 * x * x).exp() * INV_SQRT_2PI)
         return grad * slope, None
         # END SOLUTION
+
+
+class Softplus(Function):
+    r""":math:`\tfrac{1}{\beta}\log(1 + e^{\beta x})`, and :math:`x` where :math:`\beta x` passes
+    ``threshold``; the derivative is :math:`\sigma(\beta x)` (1 past the threshold).
+
+    The forward uses :math:`\log(1 + e^s) = \max(s, 0) + \log(1 + e^{-|s|})` (no overflow); its own
+    derivative would be 0 at :math:`s = 0`, where both pieces bend, instead of :math:`\sigma(0) = \tfrac12`,
+    so the backward is written out.
+    """
+
+    grad_fn_name = "SoftplusBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, beta: float, threshold: float) -> Tensor:
+        scaled = x * beta
+        smooth = (scaled.relu() + (1.0 + (-scaled.abs()).exp()).log()) / beta
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        return where(scaled > threshold, x, smooth)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        (x,) = ctx.saved_tensors
+        scaled = x * ctx.beta
+        return grad * where(scaled > ctx.threshold, 1.0, scaled.sigmoid()), None, None

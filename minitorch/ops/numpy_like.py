@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .. import dtypes
+from ..autograd.function import Context, Function
 from ..creation import arange, cat, stack, tensor, zeros
 from ..return_types import aminmax as aminmax_result
 from ..shapes import normalize_dim
@@ -179,12 +180,33 @@ def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:  # noqa: A002
     return _named((p / (1 - p)).log(), "LogitBackward0")
 
 
+class XLogY(Function):
+    r""":math:`x \log y`, 0 where :math:`x = 0` (NaN where :math:`y` is NaN), with
+    :math:`\partial_x = \log y` (0 where :math:`x = 0` and :math:`y \le 0`, as PyTorch) and
+    :math:`\partial_y = x / y`. Written out: through ``where`` the derivative in :math:`x` at
+    :math:`x = 0` would be 0, and :math:`0 \cdot \log 0` would make it NaN."""
+
+    grad_fn_name = "XlogyBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, y: Tensor) -> Tensor:
+        ctx.save_for_backward(x, y)
+        product = x * y.log()
+        return where((x == 0) & (y == y), zeros((), dtype=product.dtype), product)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor]]:
+        x, y = ctx.saved_tensors
+        grad_x = where((x == 0) & (y <= 0), 0.0, grad * y.log()) if ctx.needs_input_grad[0] else None
+        grad_y = grad * x / y if ctx.needs_input_grad[1] else None
+        return grad_x, grad_y
+
+
 def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
     r""":math:`x \log y`, 0 where :math:`x = 0` (unless :math:`y` is NaN)."""
     x = input if isinstance(input, Tensor) else tensor(input, dtype=dtypes.get_default_dtype())
     y = other if isinstance(other, Tensor) else tensor(float(other), dtype=x.dtype if x.dtype.is_floating_point else None)
-    product = x * y.log()
-    return where((x == 0) & (y == y), zeros((), dtype=product.dtype), product)
+    return XLogY.apply(x, y)
 
 
 def deg2rad(input: Tensor) -> Tensor:  # noqa: A002

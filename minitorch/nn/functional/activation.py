@@ -12,7 +12,7 @@ import warnings
 from typing import Any, Callable, Optional, TypeVar
 
 from ... import dtypes
-from ...ops.activations import GELU, LogSoftmax, Softmax
+from ...ops.activations import GELU, LogSoftmax, Softmax, Softplus
 from ...shapes import normalize_dim
 from ...tensor import Tensor, _named, add_tensor_methods, where
 from ...autocast_state import full_precision
@@ -90,10 +90,7 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
 @names_its_node("SoftplusBackward0")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     r""":math:`\tfrac{1}{\beta}\log(1 + e^{\beta x})`, linear where :math:`\beta x > \mathrm{threshold}`."""
-    scaled = input * beta
-    # log(1 + e^s) = max(s, 0) + log(1 + e^{-|s|}): no overflow for large s
-    smooth = (scaled.relu() + (1.0 + (-scaled.abs()).exp()).log()) / beta
-    return where(scaled > threshold, input, smooth)
+    return Softplus.apply(input, beta, threshold)
 
 
 def _floating(input: Tensor) -> Tensor:  # noqa: A002
