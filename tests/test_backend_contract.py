@@ -167,7 +167,7 @@ BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     "sub": FLOATS + SIGNED,
     "div": FLOATS,
     "pow": FLOATS + INTS,
-    **{op: FLOATS for op in ("atan2", "hypot", "fmod", "remainder")},
+    **{op: FLOATS for op in ("atan2", "hypot", "fmod", "remainder", "polygamma")},
     **{op: SIGNED for op in ("int_fmod", "int_remainder")},
     **{op: INTS + (BOOL,) for op in ("bitwise_and", "bitwise_or", "bitwise_xor")},
     **{op: INTS for op in ("left_shift", "right_shift")},

@@ -17,6 +17,8 @@ NEEDS_AT_LEAST_ONE = {"acosh", "arccosh"}
 #: PyTorch has no derivative for these in place ("the derivative for 'inplace version of acosh'
 #: is not implemented"); minitorch has one, checked against the out-of-place op's instead
 NO_TORCH_INPLACE_DERIVATIVE = {"asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "sgn"}
+#: digamma's derivative is the trigamma function, which PyTorch computes to about 5e-10 only
+GRAD_RTOL = {"digamma": 1e-9}
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -36,7 +38,7 @@ def test_inplace_method_as_torch(name: str, torch_ref: ModuleType) -> None:
         results.append((x.detach().tolist(), grad, type(x.grad_fn).__name__))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
     if results[1][1] is not None:
-        np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+        np.testing.assert_allclose(results[0][1], results[1][1], rtol=GRAD_RTOL.get(name, 1e-12))
     if name not in NO_TORCH_INPLACE_DERIVATIVE:
         assert results[0][2] == results[1][2]
 
@@ -70,6 +72,8 @@ OPERANDS = {
     "logical_not": lambda lib: (),
     "cumsum": lambda lib: (0,),
     "cumprod": lambda lib: (0,),
+    "polygamma": lambda lib: (2,),
+    "mvlgamma": lambda lib: (2,),
 }
 #: not differentiable (PyTorch records no gradient through them; their results compare as values)
 NOT_DIFFERENTIABLE = {"logical_not", "heaviside", "eq", "ne", "not_equal", "ge", "gt", "le", "lt", "greater", "greater_equal", "less", "less_equal",

@@ -39,6 +39,7 @@ UNARY = (
     "floor", "ceil", "round", "trunc",
     "rsqrt", "reciprocal",
     "bitwise_not",
+    "lgamma", "digamma", "i0", "i0e", "i1", "i1e", "erfcx",
 )
 COPY, NEG, EXP, LOG, SQRT, ABS, SIGMOID, TANH, RELU, SIGN, LOGICAL_NOT = range(11)
 SIN, COS = range(11, 13)
@@ -47,6 +48,9 @@ ERF, ERFC, ERFINV, LOG1P, EXPM1, LOG2, LOG10, EXP2 = range(22, 30)
 FLOOR, CEIL, ROUND, TRUNC = range(30, 34)
 RSQRT, RECIPROCAL = range(34, 36)
 BITWISE_NOT = 36
+#: the special functions (:mod:`minitorch.special`): the log-gamma and its derivative, the
+#: modified Bessel functions of order 0 and 1 (and their ``e^{-|x|}``-scaled forms), erfcx
+LGAMMA, DIGAMMA, I0, I0E, I1, I1E, ERFCX = range(37, 44)
 
 #: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
 #: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the
@@ -56,6 +60,7 @@ BINARY = (
     "lt", "le", "gt", "ge", "eq", "ne", "masked",
     "atan2", "hypot", "fmod", "remainder", "int_fmod", "int_remainder",
     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "polygamma",
 )
 ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = range(14)
 #: ``fmod``/``remainder`` are the float bodies (exact: ``%`` on magnitudes, the sign of ``x``); the ``int_``
@@ -68,6 +73,9 @@ ATAN2, HYPOT, FMOD, REMAINDER, INT_FMOD, INT_REMAINDER = range(14, 20)
 BITWISE_AND, BITWISE_OR, BITWISE_XOR, LEFT_SHIFT, RIGHT_SHIFT = range(20, 25)
 #: the width of the widest integer (int64): shifting by as many bits empties it
 INT_BITS = 64
+#: :math:`\psi^{(n)}(x)` for :math:`n \ge 1`, with ``x`` the first operand and ``n`` (a whole
+#: number in ``x``'s dtype) the second; :math:`n = 0` is the unary ``digamma``
+POLYGAMMA = 25
 
 #: reductions along one dimension (position = op code; append only)
 REDUCE = ("sum", "prod", "max", "min")
@@ -110,6 +118,61 @@ ERFINV_SPLIT = 5.0
 ERFINV_MAX_STEPS = 8
 #: the Halley steps stop once a step is below this fraction of the root
 ERFINV_TOLERANCE = 1e-17
+
+
+# ---- the special functions: each from its defining series or asymptotic expansion ----
+
+#: from this magnitude on every float64 is a whole number (and an even one): a pole of the
+#: gamma family for :math:`x \le 0`
+WHOLE_FLOAT = INTEGRAL_FLOAT
+#: above this :math:`\ln\Gamma(x)` overflows float64 (``math.lgamma`` would raise in plain Python)
+LGAMMA_OVERFLOW = 2.5599833278516383e305
+#: the Bernoulli numbers :math:`B_2, B_4, \dots, B_{16}` of the Euler–Maclaurin and Stirling series
+BERNOULLI = (1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0)
+#: :math:`B_{2k} / (2k)`, the coefficients of :math:`x^{-2k}` in the asymptotic series
+#: :math:`\psi(x) \sim \ln x - \tfrac{1}{2x} - \sum_k \tfrac{B_{2k}}{2k}\,x^{-2k}`
+DIGAMMA_SERIES = tuple(b / (2 * (k + 1)) for k, b in enumerate(BERNOULLI))
+#: digamma shifts :math:`x` up by :math:`\psi(x) = \psi(x + 1) - 1/x` to at least this before its
+#: asymptotic series: there the 8 terms above reach float64's rounding
+DIGAMMA_ASYMPTOTIC = 10.0
+#: :math:`B_{2j} / (2j)!`, the coefficients of the Euler–Maclaurin tail of the Hurwitz zeta function
+ZETA_TAIL = tuple(b / math.factorial(2 * (k + 1)) for k, b in enumerate(BERNOULLI))
+#: the Hurwitz zeta function :math:`\zeta(s, q)` sums its first terms directly until
+#: :math:`q + N \ge s + {}`this: then the Euler–Maclaurin tail shrinks by
+#: :math:`\approx (s + 2j)^2 / (2\pi (q + N))^2 < 1/10` a term and 8 terms reach float64's rounding
+ZETA_SHIFT = 10.0
+#: at most this many direct terms (a negative :math:`q` needs :math:`-q` of them): further left
+#: a float64 has no fraction worth the name, and the result is NaN
+ZETA_MAX_TERMS = 2.0**20
+#: below this magnitude :math:`I_0` and :math:`I_1` sum their power series (positive terms, no
+#: cancellation); above it the asymptotic series of :math:`e^{-x} I_\nu(x)` converges to rounding
+#: before it starts to diverge (its smallest term is about :math:`e^{-2x}`)
+BESSEL_SERIES_LIMIT = 20.0
+#: at most this many terms of the Bessel asymptotic series (it diverges after about :math:`2x`)
+BESSEL_ASYMPTOTIC_TERMS = 60
+#: a series stops once its next term is below this fraction of the sum (float64's rounding)
+SERIES_TOLERANCE = 2.0**-54
+#: above this :math:`I_0(x)` and :math:`|I_1(x)|` overflow float64
+BESSEL_OVERFLOW = 713.9876
+#: :math:`\sqrt{2\pi}`
+SQRT_TWO_PI = math.sqrt(2.0 * math.pi)
+#: :math:`1/\sqrt\pi`, the limit of :math:`x\,\mathrm{erfcx}(x)`
+ONE_OVER_SQRT_PI = 1.0 / math.sqrt(math.pi)
+#: below this :math:`\mathrm{erfcx}(x) \approx 2e^{x^2}` overflows float64
+ERFCX_OVERFLOW = -math.sqrt(EXP_OVERFLOW)
+#: from here on erfcx sums its asymptotic series :math:`\frac{1}{x\sqrt\pi}\sum_k (-1)^k
+#: \frac{(2k-1)!!}{(2x^2)^k}` (about 11 terms to rounding); below it, :math:`e^{x^2}\,\mathrm{erfc}(x)`
+ERFCX_ASYMPTOTIC = 12.0
+#: at most this many terms of erfcx's asymptotic series
+ERFCX_TERMS = 30
+#: the largest order of ``polygamma``'s kernel: beyond it :math:`n!` overflows float64 (NaN)
+POLYGAMMA_MAX_ORDER = 170.0
+#: the special functions compute in float64 whatever the dtype, and round once on the store:
+#: ``float(x) * WIDEN`` is a float64 in plain Python and in Numba alike (where ``float()`` of a
+#: float32 stays a float32, and the product with a float64 widens it, keeping a zero's sign)
+WIDEN = 1.0
+#: Dekker's splitter :math:`2^{27} + 1`: ``x`` splits into two halves whose products are exact
+DEKKER_SPLIT = 2.0**27 + 1.0
 
 
 def code_of(codes: dict[str, int], op: str) -> int:
@@ -256,6 +319,130 @@ def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
         out[pos] = 1.0 / x if x != 0 else math.copysign(math.inf, x)
     elif op == BITWISE_NOT:
         out[pos] = ~np.int64(x)
+    elif op == LGAMMA:
+        v = float(x) * WIDEN
+        if v != v:
+            out[pos] = math.nan
+        elif v <= 0 and (v <= -WHOLE_FLOAT or v == float(math.floor(v))):  # the poles, and -inf
+            out[pos] = math.inf
+        elif v > LGAMMA_OVERFLOW:
+            out[pos] = math.inf
+        else:
+            out[pos] = math.lgamma(v)
+    elif op == DIGAMMA:
+        # psi(x) = psi(1 - x) - pi cot(pi x) below 0 (the reflection), then psi(x) = psi(x + 1) - 1/x
+        # up to DIGAMMA_ASYMPTOTIC, then ln x - 1/(2x) - sum_k B_2k / (2k x^2k)
+        v = float(x) * WIDEN
+        if v != v or v == -math.inf:
+            out[pos] = math.nan
+        elif v == math.inf:
+            out[pos] = math.inf
+        elif v == 0:
+            out[pos] = -math.copysign(math.inf, v)  # PyTorch's: the side of the pole the zero is on
+        elif v < 0 and (v <= -WHOLE_FLOAT or v == float(math.floor(v))):
+            out[pos] = math.nan
+        else:
+            psi = 0.0
+            if v < 0:
+                # cot has period 1: its argument reduced to [-1/2, 1/2] exactly, so that a tiny
+                # x keeps all its digits
+                reduced = v - float(math.floor(v + 0.5))
+                psi = -math.pi / math.tan(math.pi * reduced)
+                v = 1.0 - v
+            while v < DIGAMMA_ASYMPTOTIC:
+                psi -= 1.0 / v
+                v += 1.0
+            inverse_square = 1.0 / (v * v)
+            series = DIGAMMA_SERIES[len(DIGAMMA_SERIES) - 1]
+            for k in range(len(DIGAMMA_SERIES) - 2, -1, -1):
+                series = DIGAMMA_SERIES[k] + series * inverse_square
+            out[pos] = psi + (math.log(v) - 0.5 / v - series * inverse_square)
+    elif op == I0 or op == I0E or op == I1 or op == I1E:
+        v = float(x) * WIDEN
+        size = abs(v)
+        order = 1.0 if (op == I1 or op == I1E) else 0.0
+        scaled = op == I0E or op == I1E
+        if v != v:
+            out[pos] = math.nan
+        elif size == math.inf:  # PyTorch's: NaN, and 0 for the scaled forms
+            out[pos] = (math.copysign(0.0, v) if order == 1.0 else 0.0) if scaled else math.nan
+        elif v == 0:
+            out[pos] = 1.0 - order
+        else:
+            if size <= BESSEL_SERIES_LIMIT:
+                # I_nu(x) = sum_k (x/2)^(2k + nu) / (k! (k + nu)!). Term k holds (x^2)^k, so the
+                # rounding error of x^2 (square_error, by Dekker's split) weighs k times in it:
+                # the sum of k term_k times that relative error is added back
+                square = size * size
+                magnified = DEKKER_SPLIT * size
+                head = magnified - (magnified - size)
+                tail = size - head
+                square_error = ((head * head - square) + 2.0 * head * tail) + tail * tail
+                quarter_square = 0.25 * square
+                # (summed with Neumaier's compensation: the rounding of each addition is kept)
+                term = 0.5 * size if order == 1.0 else 1.0
+                total = term
+                lost = 0.0
+                weighted = 0.0
+                k = 1.0
+                while term > SERIES_TOLERANCE * total:
+                    term *= quarter_square / (k * (k + order))
+                    added = total + term
+                    lost += (total - added) + term  # term <= total: the series only grows
+                    total = added
+                    weighted += k * term
+                    k += 1.0
+                total += lost
+                if square > 0:
+                    total += weighted * (square_error / square)
+                value = total * math.exp(-size) if scaled else total
+            else:
+                # e^-x I_nu(x) ~ 1/sqrt(2 pi x) sum_k (-1)^k prod_{j<=k} (4 nu^2 - (2j-1)^2) / (k! (8x)^k)
+                # (the terms after the leading 1 summed apart, so that none is rounded to 1's ulp)
+                four_nu_square = 4.0 * order * order
+                term = 1.0
+                rest = 0.0
+                for k in range(1, BESSEL_ASYMPTOTIC_TERMS + 1):
+                    odd = 2.0 * k - 1.0
+                    term *= -(four_nu_square - odd * odd) / (8.0 * k * size)
+                    rest += term
+                    if abs(term) <= SERIES_TOLERANCE:
+                        break
+                value = (1.0 + rest) / (SQRT_TWO_PI * math.sqrt(size))
+                if not scaled:
+                    if size > BESSEL_OVERFLOW:
+                        value = math.inf
+                    else:
+                        half = math.exp(0.5 * size)  # e^x in two halves: e^x alone overflows first
+                        value = value * half * half
+            out[pos] = math.copysign(value, v) if order == 1.0 else value
+    elif op == ERFCX:
+        # e^(x^2) erfc(x), with x^2 = hi + lo exactly (Dekker's split); for large x the
+        # asymptotic series 1/(x sqrt pi) sum_k (-1)^k (2k-1)!! / (2x^2)^k
+        v = float(x) * WIDEN
+        if v != v:
+            out[pos] = math.nan
+        elif v < ERFCX_OVERFLOW:
+            out[pos] = math.inf
+        elif v == math.inf:
+            out[pos] = 0.0
+        elif v < ERFCX_ASYMPTOTIC:
+            hi = v * v
+            magnified = DEKKER_SPLIT * v
+            head = magnified - (magnified - v)
+            tail = v - head
+            lo = ((head * head - hi) + 2.0 * head * tail) + tail * tail
+            out[pos] = math.exp(hi) * math.erfc(v) * (1.0 + lo)
+        else:
+            inverse_two_square = 0.5 / (v * v)
+            term = 1.0
+            rest = 0.0  # the terms after the leading 1, summed apart
+            for k in range(1, ERFCX_TERMS + 1):
+                term *= -(2.0 * k - 1.0) * inverse_two_square
+                rest += term
+                if abs(term) <= SERIES_TOLERANCE:
+                    break
+            out[pos] = ONE_OVER_SQRT_PI * (1.0 + rest) / v
     else:  # LOGICAL_NOT
         out[pos] = x == 0
 
@@ -321,6 +508,45 @@ def binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> None:
             out[pos] = np.int64(x) >> np.int64(y)
         else:
             out[pos] = np.int64(-1) if x < 0 else np.int64(0)
+    elif op == POLYGAMMA:
+        # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x), n >= 1, with the Hurwitz zeta function
+        # zeta(s, q) = sum_k (q + k)^-s by Euler–Maclaurin summation: N terms directly, then
+        # a^(1-s)/(s-1) + a^-s/2 + sum_j B_2j/(2j)! s(s+1)...(s+2j-2) a^(-s-2j+1), a = q + N
+        v = float(x) * WIDEN
+        n = float(y) * WIDEN
+        s = n + 1.0
+        sign = 1.0 if n % 2.0 == 1.0 else -1.0
+        if v != v or not (1.0 <= n <= POLYGAMMA_MAX_ORDER) or n != float(math.floor(n)):
+            out[pos] = math.nan  # (n = 0 is the unary digamma; n! overflows float64 past the largest)
+        elif v == math.inf:  # PyTorch's: 0 for the trigamma function, NaN from its zeta for n >= 2
+            out[pos] = 0.0 if n == 1.0 else math.nan
+        elif v <= 0 and (v <= -WHOLE_FLOAT or v == float(math.floor(v))):  # the poles, and -inf
+            out[pos] = math.nan if (v == -math.inf and n == 1.0) else sign * math.inf
+        elif v < -ZETA_MAX_TERMS:
+            out[pos] = math.nan
+        else:
+            zeta = 0.0
+            terms = 0.0
+            a = v
+            while a < s + ZETA_SHIFT:
+                inverse = 1.0 / a
+                if abs(inverse) > 1.0 and s * math.log(abs(inverse)) > EXP_OVERFLOW:
+                    zeta += math.copysign(math.inf, inverse) if n % 2.0 == 0.0 else math.inf
+                else:
+                    zeta += inverse**s
+                terms += 1.0
+                a = v + terms
+            inverse = 1.0 / a
+            power = inverse**s
+            tail = inverse ** (s - 1.0) / (s - 1.0) + 0.5 * power
+            rising = s * inverse * power
+            for j in range(len(ZETA_TAIL)):
+                tail += ZETA_TAIL[j] * rising
+                rising *= (s + 2.0 * j + 1.0) * (s + 2.0 * j + 2.0) * inverse * inverse
+            factorial = 1.0
+            for k in range(2, int(n) + 1):
+                factorial *= k
+            out[pos] = sign * factorial * (zeta + tail)
     else:  # MASKED: a selection, never a product, so inf/nan where y is 0 stay out
         if y != 0:
             out[pos] = x

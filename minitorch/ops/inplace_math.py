@@ -20,6 +20,7 @@ UNARY = (
     "ceil", "floor", "round", "trunc", "fix", "frac", "erf", "erfc", "erfinv",
     "exp2", "expm1", "log10", "log1p", "log2", "sign", "sgn", "neg", "negative",
     "deg2rad", "rad2deg", "logit", "sinc",
+    "lgamma", "digamma", "i0",
 )
 
 #: ops of several operands, or along a dimension, whose ``name_`` method PyTorch has and
@@ -28,6 +29,7 @@ WITH_OPERANDS = (
     "logical_not", "eq", "ne", "not_equal", "ge", "gt", "le", "lt", "greater", "greater_equal", "less", "less_equal",
     "logical_and", "logical_or", "logical_xor", "floor_divide", "fmod", "remainder",
     "atan2", "arctan2", "hypot", "heaviside", "xlogy", "addmv", "addr", "cumsum", "cumprod",
+    "polygamma", "mvlgamma",
 )
 
 #: in-place methods PyTorch also has as ``torch.<name>``
@@ -36,6 +38,7 @@ TOP_LEVEL = (
     "asinh_", "atan_", "atanh_", "ceil_", "cos_", "cosh_", "detach_", "erf_", "erfc_", "exp_", "exp2_", "expm1_",
     "fill_", "fix_", "floor_", "frac_", "log_", "log10_", "log1p_", "log2_", "neg_", "negative_", "reciprocal_",
     "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "zero_",
+    "i0_",
 )
 
 
