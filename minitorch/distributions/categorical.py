@@ -11,9 +11,12 @@ from typing import Any, Optional, Sequence
 
 from ..nn.functional import binary_cross_entropy_with_logits, softmax
 from ..ops.sampling import multinomial
+from ..ops.strided import broadcast_shapes
 from ..creation import arange, rand
 from ..tensor import Tensor
 from ..type_info import finfo
+from . import constraints
+from .constraints import Constraint
 from .distribution import Distribution, as_tensor
 
 
@@ -30,7 +33,8 @@ def _one_parameter(probs: Any, logits: Any) -> None:
 class Categorical(Distribution):
     """One of ``K`` categories, :math:`P(k) = p_k` (the last dimension of ``probs``/``logits``)."""
 
-    arg_constraints = {"probs": ("Simplex()", lambda p: p >= 0), "logits": ("IndependentConstraint(Real(), 1)", lambda l: l == l)}
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    has_enumerate_support = True
 
     def __init__(self, probs: Optional[Tensor] = None, logits: Optional[Tensor] = None,
                  validate_args: Optional[bool] = None) -> None:
@@ -60,6 +64,14 @@ class Categorical(Distribution):
         return self.probs.shape
 
     @property
+    def support(self) -> Constraint:  # type: ignore[override]
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.probs.argmax(-1)
+
+    @property
     def mean(self) -> Tensor:
         return self.probs.new_full(tuple(self.batch_shape), float("nan"))
 
@@ -76,13 +88,12 @@ class Categorical(Distribution):
         return draws.t().reshape(tuple(sample_shape) + tuple(self.batch_shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
+        self._validate_sample(value)
         value = value.long()
-        self._check_support(value, f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})",
-                            (value >= 0) & (value < self._num_events))
         logits = self.logits
-        shape = tuple(value.shape) + (self._num_events,)
-        picked = logits.expand(*shape) if logits.dim() < len(shape) else logits
-        return picked.gather(-1, value.unsqueeze(-1).expand(*tuple(picked.shape[:-1]), 1)).squeeze(-1)
+        shape = tuple(broadcast_shapes(tuple(value.shape), tuple(logits.shape[:-1])))
+        picked = logits.expand(*shape, self._num_events)
+        return picked.gather(-1, value.expand(*shape).unsqueeze(-1)).squeeze(-1)
 
     def entropy(self) -> Tensor:
         return -(self.logits * self.probs).sum(-1)
@@ -95,8 +106,9 @@ class Categorical(Distribution):
 class Bernoulli(Distribution):
     """1 with probability :math:`p`, 0 otherwise."""
 
-    arg_constraints = {"probs": ("Interval(lower_bound=0.0, upper_bound=1.0)", lambda p: (p >= 0) & (p <= 1)),
-                       "logits": ("Real()", lambda l: l == l)}
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: Optional[bool] = None) -> None:
         _one_parameter(probs, logits)
@@ -123,6 +135,11 @@ class Bernoulli(Distribution):
         return self.probs
 
     @property
+    def mode(self) -> Tensor:
+        probs = self.probs
+        return (probs >= 0.5).to(probs.dtype).masked_fill(probs == 0.5, float("nan"))
+
+    @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
 
@@ -132,15 +149,19 @@ class Bernoulli(Distribution):
         return (rand(shape, dtype=probs.dtype, device=probs.device) < probs).to(probs.dtype)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        given = self.__dict__.get("probs", self.__dict__.get("logits"))  # checked before logits are computed
-        value = as_tensor(value, given)
-        self._check_support(value, "Boolean()", (value == 0) | (value == 1))
-        logits, value = self.logits, value
+        self._validate_sample(value)  # before logits are computed: the repr in its message shows what was given
+        logits = self.logits
+        value = as_tensor(value, logits)
         return -binary_cross_entropy_with_logits(logits.expand(*value.shape) if value.dim() > logits.dim() else logits,
                                                  value, reduction="none")
 
     def entropy(self) -> Tensor:
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        given = self.__dict__.get("probs", self.__dict__.get("logits"))  # the other is not computed for this
+        values = given.new_tensor([0.0, 1.0]).view((-1,) + (1,) * len(self.batch_shape))
+        return values.expand(2, *self.batch_shape) if expand else values
 
 
 __all__ = ["Bernoulli", "Categorical"]
