@@ -103,7 +103,22 @@ class Categorical(Distribution):
         return values.expand(self._num_events, *self.batch_shape) if expand else values
 
 
-class Bernoulli(Distribution):
+class BinaryParameters:
+    r"""``probs`` :math:`p` or ``logits`` :math:`\log\frac{p}{1 - p}` of a yes/no event (Bernoulli,
+    Geometric): whichever was not given is computed from the other on first use, then kept."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "logits" and "probs" in self.__dict__:
+            p = _clamped(self.probs)
+            self.logits = p.log() - (-p).log1p()
+            return self.logits
+        if name == "probs" and "logits" in self.__dict__:
+            self.probs = self.logits.sigmoid()
+            return self.probs
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+class Bernoulli(BinaryParameters, Distribution):
     """1 with probability :math:`p`, 0 otherwise."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -119,16 +134,6 @@ class Bernoulli(Distribution):
             self.logits = as_tensor(logits)
             shape = self.logits.shape
         super().__init__(tuple(shape), (), validate_args)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "logits" and "probs" in self.__dict__:
-            p = _clamped(self.probs)
-            self.logits = p.log() - (-p).log1p()
-            return self.logits
-        if name == "probs" and "logits" in self.__dict__:
-            self.probs = self.logits.sigmoid()
-            return self.probs
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
     def mean(self) -> Tensor:

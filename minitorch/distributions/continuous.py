@@ -16,8 +16,10 @@ from .distribution import Distribution, as_tensor, broadcast_all
 LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(Distribution):
-    r""":math:`\mathcal{N}(\mu, \sigma^2)` with ``loc`` :math:`\mu` and ``scale`` :math:`\sigma > 0`."""
+class LocationScale(Distribution):
+    r"""A family over the reals of a ``loc`` :math:`\mu` and a ``scale`` :math:`\sigma > 0`
+    (:math:`x = \mu + \sigma z` for a standard member :math:`z`, so ``rsample`` is reparameterised),
+    whose mode, and mean where it has one, is :math:`\mu`: Normal, Laplace, Cauchy."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -34,6 +36,10 @@ class Normal(Distribution):
     @property
     def mode(self) -> Tensor:
         return self.loc
+
+
+class Normal(LocationScale):
+    r""":math:`\mathcal{N}(\mu, \sigma^2)` with ``loc`` :math:`\mu` and ``scale`` :math:`\sigma > 0`."""
 
     @property
     def stddev(self) -> Tensor:

@@ -12,7 +12,7 @@ from ..nn.functional import binary_cross_entropy_with_logits, one_hot
 from ..tensor import Tensor
 from ..type_info import finfo
 from . import constraints
-from .categorical import Categorical
+from .categorical import BinaryParameters, Categorical
 from .distribution import Distribution, broadcast_all
 
 
@@ -81,7 +81,7 @@ class OneHotCategorical(Distribution):
         return values.expand(k, *self._batch_shape, k) if expand else values
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParameters, Distribution):
     r"""Number of failures before the first success of Bernoulli(:math:`p`) trials, :math:`0 < p \le 1`:
     :math:`\log P(k) = k \log(1 - p) + \log p`."""
 
@@ -104,17 +104,6 @@ class Geometric(Distribution):
                 raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape {tuple(self.probs.shape)}) "
                                  f"of distribution {self!r} to be positive but found invalid values:\n"
                                  f"{self.probs.detach()[~valid]}")
-
-    def __getattr__(self, name: str) -> Any:  # the other parameter, computed once on demand
-        if name == "logits" and "probs" in self.__dict__:
-            info = finfo(self.probs.dtype)
-            p = self.probs.clamp(info.eps, 1 - info.eps)
-            self.logits = p.log() - (-p).log1p()
-            return self.logits
-        if name == "probs" and "logits" in self.__dict__:
-            self.probs = self.logits.sigmoid()
-            return self.probs
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
     def mean(self) -> Tensor:

@@ -5,33 +5,16 @@ r"""Heavy-tailed location-scale families with closed forms: ``Laplace`` (double 
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Sequence
 
 from ..creation import full_like, rand
 from ..tensor import Tensor
 from ..type_info import finfo
-from . import constraints
-from .distribution import Distribution, broadcast_all
+from .continuous import LocationScale
 
 
-class Laplace(Distribution):
+class Laplace(LocationScale):
     r"""Laplace with ``loc`` :math:`\mu`, ``scale`` :math:`b`: density :math:`\frac{1}{2b} e^{-|x - \mu|/b}`."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), (), validate_args)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
@@ -69,25 +52,13 @@ class Laplace(Distribution):
         return 1 + (2 * self.scale).log()
 
 
-class Cauchy(Distribution):
+class Cauchy(LocationScale):
     r"""Cauchy with ``loc`` :math:`x_0`, ``scale`` :math:`\gamma`: density
     :math:`1 / (\pi\gamma (1 + ((x - x_0)/\gamma)^2))`; no mean or variance (NaN and infinity)."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(tuple(self.loc.shape), (), validate_args)
 
     @property
     def mean(self) -> Tensor:
         return full_like(self.loc, float("nan"))
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
