@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from minitorch.backends import cpu
-from minitorch.backends.cpu import CpuBackend, numba_matmul, outer_matmul, small_matmul, small_matmul_fits
+from minitorch.backends.cpu import CpuBackend, numba_matmul, outer_matmul, small_matmul
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
 from minitorch.tensor_data import TensorData
 from test_cpu_matmul import F16, F32, F64, I64, check, make_view, sample
@@ -86,13 +86,21 @@ def view(shape: tuple[int, ...], dtype: np.dtype) -> TensorData:
     return make_view(np.zeros(shape, dtype))
 
 
-def test_small_matmul_fits_below_the_threads_and_floats_only() -> None:
+def test_small_kernel_takes_products_below_the_threads_of_one_float_dtype(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken: list[bool] = []
+    monkeypatch.setattr(cpu, "small_matmul", lambda *args: taken.append(True) or small_matmul(*args))
+
+    def small(a: TensorData, b: TensorData, out: TensorData) -> bool:
+        del taken[:]
+        CPU.matmul(a, b, out)
+        return taken == [True]
+
     below, at = PARALLEL_MIN_WORK // 64 - 1, PARALLEL_MIN_WORK // 64  # rows of an (n, 8) @ (8, 8) product
-    assert small_matmul_fits(view((below, 8), F32), view((8, 8), F32), view((below, 8), F32))
-    assert not small_matmul_fits(view((at, 8), F32), view((8, 8), F32), view((at, 8), F32))
-    assert small_matmul_fits(view((4, 8), F64), view((8, 64), F64), view((4, 64), F64))
-    assert not small_matmul_fits(view((4, 8), I64), view((8, 64), I64), view((4, 64), I64))
-    assert not small_matmul_fits(view((4, 8), F32), view((8, 64), F64), view((4, 64), F64))
+    assert small(view((below, 8), F32), view((8, 8), F32), view((below, 8), F32))
+    assert not small(view((at, 8), F32), view((8, 8), F32), view((at, 8), F32))
+    assert small(view((4, 8), F64), view((8, 64), F64), view((4, 64), F64))
+    assert not small(view((4, 8), I64), view((8, 64), I64), view((4, 64), I64))
+    assert not small(view((4, 8), F32), view((8, 64), F64), view((4, 64), F64))
 
 
 def test_backend_sends_small_products_to_the_small_kernel(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,9 +1,11 @@
-"""The CPU backend's one-run layout for elementwise ops (``cpu._flat_layout``).
+"""The CPU backend's one-run layout for elementwise ops (``cpu._flat_steps``).
 
 Where the output is row-major and each operand is laid out as the output or is a single
 element (``x * 2``), a map or zip skips the general layout and runs as one run of ``size``
-elements. These tests check which operands take that path and that every one of them, and
-every one that does not, computes what NumPy computes.
+elements (each operand stepping by 1, or by 0 for a single element): serially through the
+flat entry points, threaded through the general kernel with :func:`cpu._flat_layout`'s arrays.
+These tests check which operands take that path and that every one of them, and every one
+that does not, computes what NumPy computes.
 """
 
 from __future__ import annotations
@@ -28,11 +30,19 @@ def strides_of(layout: tuple[np.ndarray, ...]) -> list[list[int]]:
     return [s.tolist() for s in layout]
 
 
+def flat_layout(out: TensorData, *operands: TensorData) -> list[list[int]]:
+    """The threaded kernels' arrays for a one-run op (its steps must exist)."""
+    steps = cpu._flat_steps(out, *operands)
+    assert steps is not None
+    return strides_of(cpu._flat_layout(out, steps))
+
+
 def test_same_layout_operands_run_as_one_run() -> None:
     rng = np.random.default_rng(0)
     a, b = data(rng.standard_normal((3, 4, 5))), data(rng.standard_normal((3, 4, 5)))
     out = data(np.zeros((3, 4, 5)))
-    assert strides_of(cpu._flat_layout(out, a, b)) == [[60], [1], [1], [1]]
+    assert cpu._flat_steps(out, a, b) == (1, 1)
+    assert flat_layout(out, a, b) == [[60], [1], [1], [1]]
 
 
 @pytest.mark.parametrize("single_shape", [(), (1,), (1, 1)])
@@ -40,8 +50,10 @@ def test_a_single_element_is_read_at_every_position(single_shape: tuple[int, ...
     a = data(np.ones((4, 6)))
     single = data(np.full(single_shape, 2.0))
     out = data(np.zeros((4, 6)))
-    assert strides_of(cpu._flat_layout(out, a, single)) == [[24], [1], [1], [0]]
-    assert strides_of(cpu._flat_layout(out, single, a)) == [[24], [1], [0], [1]]
+    assert cpu._flat_steps(out, a, single) == (1, 0)
+    assert cpu._flat_steps(out, single, a) == (0, 1)
+    assert flat_layout(out, a, single) == [[24], [1], [1], [0]]
+    assert flat_layout(out, single, a) == [[24], [1], [0], [1]]
 
 
 def test_other_layouts_take_the_general_path() -> None:
@@ -51,14 +63,14 @@ def test_other_layouts_take_the_general_path() -> None:
     a = data(square)
     transposed = minitorch.tensor(square).t()._data
     row = data(square[0])
-    assert cpu._flat_layout(out, a, transposed) is None  # same shape, other strides
-    assert cpu._flat_layout(transposed, a, a) is None  # the output is not row-major
-    assert cpu._flat_layout(out, a, row) is None  # a broadcast row: more than one element
-    assert cpu._flat_layout(out, a, data(square.astype(np.float32))) is None  # another dtype
+    assert cpu._flat_steps(out, a, transposed) is None  # same shape, other strides
+    assert cpu._flat_steps(transposed, a, a) is None  # the output is not row-major
+    assert cpu._flat_steps(out, a, row) is None  # a broadcast row: more than one element
+    assert cpu._flat_steps(out, a, data(square.astype(np.float32))) is None  # another dtype
     half = data(square.astype(np.float16))
-    assert cpu._flat_layout(half, half, half) is None  # half goes through float32
+    assert cpu._flat_steps(half, half, half) is None  # half goes through float32
     flags = data(square > 0)
-    assert cpu._flat_layout(flags, flags, flags) is None  # bool is read as bytes
+    assert cpu._flat_steps(flags, flags, flags) is None  # bool is read as bytes
 
 
 def numpy_view(td: TensorData) -> np.ndarray:
@@ -108,7 +120,7 @@ def test_operands_laid_out_alike_with_gaps_take_the_general_path() -> None:
     target, source = minitorch.tensor(base), minitorch.tensor(other)
     every_other, source_every_other = target[:, ::2], source[:, ::2]  # strides (8, 2): gaps between elements
     assert every_other._data.strides == source_every_other._data.strides
-    assert cpu._flat_layout(every_other._data, source_every_other._data) is None
+    assert cpu._flat_steps(every_other._data, source_every_other._data) is None
     every_other.add_(source_every_other)
     expected = base.copy()
     expected[:, ::2] += other[:, ::2]

@@ -70,7 +70,8 @@ from .opcodes import code_of
 _HALF = np.dtype(np.float16)
 _BOOL = np.dtype(np.bool_)
 #: the dtypes whose matmul goes to BLAS (through NumPy) while :data:`use_blas` is set
-_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_BLAS_DTYPES = (_FLOAT32, _FLOAT64)
 
 #: whether ``CpuBackend.matmul`` hands float32/float64 products to BLAS (see the module
 #: docstring: worth it with ``OPENBLAS_NUM_THREADS=1``); otherwise every matmul runs on one of
@@ -80,7 +81,8 @@ use_blas = False
 #: kernel of :mod:`.cpu_matmul_outer` (see :func:`outer_matmul_fits`)
 use_outer_kernel = True
 #: whether ``CpuBackend.matmul`` sends float products with little work to the serial kernel of
-#: :mod:`.cpu_matmul_small` (see :func:`small_matmul_fits`)
+#: :mod:`.cpu_matmul_small` (one float dtype, and too few multiply-adds for threads:
+#: :func:`.cpu_kernels.threaded`)
 use_small_kernel = True
 #: whether ``CpuBackend.reduce`` sends a whole large tensor reduced to one value to the kernel of
 #: :mod:`.cpu_reduce_long`, which cuts the run into parts for the threads (off: the students'
@@ -209,32 +211,38 @@ _UNIT_STRIDE = np.ones(1, np.int64)
 _ZERO_STRIDE = np.zeros(1, np.int64)
 
 
-def _flat_layout(out: TensorData, *operands: TensorData) -> Optional[tuple[np.ndarray, ...]]:
-    """``([size], [1], ...)``: the layout of an elementwise op as one run, in the order of
-    :func:`_elementwise_layout`, where ``out`` is row-major and each operand either is laid out
-    as ``out`` (stride 1) or is a single element read at every position (stride 0, ``x * 2``);
-    all of one NumPy dtype, neither half nor bool (which :func:`_operand` views as bytes).
-    The common case of a small op, which skips the general layout's work. None otherwise."""
+def _flat_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, ...]]:
+    """Each operand's step (1 or 0) when the elementwise op is one run over ``out``: ``out``
+    row-major, each operand either laid out as ``out`` (step 1) or a single element read at
+    every position (step 0, ``x * 2``); all of one NumPy dtype, neither half nor bool (which
+    :func:`_operand` views as bytes). The common case of a small op, which skips the general
+    layout's work. None otherwise."""
     shape, strides, dtype = out.shape, out.strides, out.storage.dtype
-    operand_strides = []
+    steps = []
     for operand in operands:
         if operand.storage.dtype is not dtype:
             return None
         if operand.shape == shape and operand.strides == strides:
-            operand_strides.append(_UNIT_STRIDE)
+            steps.append(1)
         elif operand.size == 1:
-            operand_strides.append(_ZERO_STRIDE)
+            steps.append(0)
         else:
             return None
     if dtype is _HALF or dtype is _BOOL or strides != contiguous_strides(shape):
         return None
+    return tuple(steps)
+
+
+def _flat_layout(out: TensorData, steps: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """``([size], [1], ...)``: the one run of :func:`_flat_steps` in the arrays of
+    :func:`_elementwise_layout` (what the threaded kernels take)."""
     size = out.size
     flat_shape = _FLAT_SHAPES.get(size)
     if flat_shape is None:
         if len(_FLAT_SHAPES) >= LAYOUT_CACHE_SIZE:
             _FLAT_SHAPES.clear()
         flat_shape = _FLAT_SHAPES[size] = np.array([size], np.int64)
-    return (flat_shape, _UNIT_STRIDE, *operand_strides)
+    return (flat_shape, _UNIT_STRIDE, *[_UNIT_STRIDE if step else _ZERO_STRIDE for step in steps])
 
 
 def _matrix_strides(a: TensorData, batch: tuple[int, ...]) -> np.ndarray:
@@ -373,7 +381,7 @@ def _one_float_dtype(a: TensorData, b: TensorData, out: TensorData) -> bool:
     """Whether ``a``, ``b`` and ``out`` are all float32 or all float64: what BLAS and the
     outer-product and small kernels take."""
     dtype = out.storage.dtype
-    return dtype in _BLAS_DTYPES and a.storage.dtype == dtype and b.storage.dtype == dtype
+    return (dtype is _FLOAT32 or dtype is _FLOAT64) and a.storage.dtype is dtype and b.storage.dtype is dtype
 
 
 def outer_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
@@ -389,15 +397,14 @@ def outer_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
     return k <= OUTER_SHORT_K or (k <= OUTER_LONG_K and out.shape[-2] >= OUTER_MIN_ROWS)
 
 
-def small_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:
-    """Whether :func:`small_matmul` takes ``out = a @ b``: one float dtype, and too few
-    multiply-adds for threads (:func:`.cpu_kernels.threaded`)."""
-    return not kernels.threaded(out.size * a.shape[-1]) and _one_float_dtype(a, b, out)
-
-
 def small_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     """``out = a @ b`` by the serial kernel of :mod:`.cpu_matmul_small` (operands as for
     :func:`numba_matmul`, float32 or float64)."""
+    if out.dims == 2:
+        (out_row, out_col), (a_row, a_col), (b_row, b_col) = out.strides, a.strides, b.strides
+        n, m = out.shape
+        return cpu_matmul_small.small_matrix_kernel(out.buffer, out_row, out_col, a.buffer, a_row, a_col,
+                                                    b.buffer, b_row, b_col, n, a.shape[1], m)
     batch = out.shape[:-2]
     shape, out_strides = _layout(out)
     a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
@@ -493,10 +500,13 @@ class CpuBackend:
         if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or not kernels.threaded(out.size)
                                      or a.size == 1):
             return _cast(a, out)
-        flat = _flat_layout(out, a)
-        if flat is not None:
-            shape, out_strides, a_strides = flat
-            kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, a.buffer, a_strides)
+        steps = _flat_steps(out, a)
+        if steps is not None:
+            if kernels.threaded(out.size):
+                shape, out_strides, a_strides = _flat_layout(out, steps)
+                kernels.map_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides)
+            else:
+                kernels.map_flat_entry(code)(out.buffer, a.buffer, steps[0], out.size)
             return
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
@@ -511,10 +521,13 @@ class CpuBackend:
         code = code_of(opcodes.BINARY_CODES, op)
         if out.size == 0:
             return
-        flat = _flat_layout(out, a, b)
-        if flat is not None:
-            shape, out_strides, a_strides, b_strides = flat
-            kernels.zip_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
+        steps = _flat_steps(out, a, b)
+        if steps is not None:
+            if kernels.threaded(out.size):
+                shape, out_strides, a_strides, b_strides = _flat_layout(out, steps)
+                kernels.zip_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
+            else:
+                kernels.zip_flat_entry(code)(out.buffer, a.buffer, steps[0], b.buffer, steps[1], out.size)
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.zip, op, a, b, out)
@@ -553,15 +566,14 @@ class CpuBackend:
         outer-product and the students' kernel that takes the product (see the module's docstring)."""
         if out.size == 0:
             return
-        if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
-            return _through_float32(self.matmul, a, b, out)
-        if (
-            use_blas
-            and _one_float_dtype(a, b, out)
-            and out.size * a.shape[-1] >= BLAS_MIN_WORK
-        ):
+        if not _one_float_dtype(a, b, out):
+            if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
+                return _through_float32(self.matmul, a, b, out)
+            return numba_matmul(a, b, out)
+        work = out.size * a.shape[-1]
+        if use_blas and work >= BLAS_MIN_WORK:
             return _blas_matmul(a, b, out)
-        if use_small_kernel and small_matmul_fits(a, b, out):
+        if use_small_kernel and not kernels.threaded(work):
             return small_matmul(a, b, out)
         if use_outer_kernel and outer_matmul_fits(a, b, out):
             return outer_matmul(a, b, out)

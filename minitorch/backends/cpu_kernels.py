@@ -710,6 +710,29 @@ def zip_entry(op: int, parallel: bool) -> Dispatcher:
     return entry_point(kernel, f"zip_{opcodes.BINARY[op]}{_THREADED * parallel}")
 
 
+# One run, serial: the layout of most small ops (every operand row-major like ``out``, or a
+# single element read at every position). The general entry points above take the shape and
+# each operand's strides as arrays; here those are two integers per operand, and converting a
+# Python call's arguments is most of a small op's kernel time (8x8 ``a + b``: 0.35 us
+# here, 0.56 us through :func:`zip_entry`).
+
+
+@functools.lru_cache(maxsize=None)
+def map_flat_entry(op: int) -> Dispatcher:
+    """:func:`map_run` from position 0 for op code ``op``: ``(out, a, a_step, n)``, ``a_step`` 1 or 0."""
+    def kernel(out, a, a_step, n):  # type: ignore[no-untyped-def]
+        map_run(op, out, 0, 1, a, 0, a_step, n)
+    return entry_point(kernel, f"map_flat_{opcodes.UNARY[op]}")
+
+
+@functools.lru_cache(maxsize=None)
+def zip_flat_entry(op: int) -> Dispatcher:
+    """:func:`zip_run` from position 0 for op code ``op``: ``(out, a, a_step, b, b_step, n)``, each step 1 or 0."""
+    def kernel(out, a, a_step, b, b_step, n):  # type: ignore[no-untyped-def]
+        zip_run(op, out, 0, 1, a, 0, a_step, b, 0, b_step, n)
+    return entry_point(kernel, f"zip_flat_{opcodes.BINARY[op]}")
+
+
 @functools.lru_cache(maxsize=None)
 def reduce_entry(op: int, parallel: bool) -> Dispatcher:
     """:func:`reduce_kernel` (or its serial twin) for op code ``op``: ``(out, out_strides, a, shape, a_strides, dim, start)``."""

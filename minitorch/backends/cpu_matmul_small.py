@@ -28,6 +28,30 @@ kernel_cache.register(__file__)
 SMALL_OPTIONS = {**KERNEL_OPTIONS, "fastmath": {"contract", "reassoc"}}
 
 
+@njit(inline="always", **SMALL_OPTIONS)
+def multiply_matrix(
+    out: np.ndarray, out_base: int, out_row: int, out_col: int,
+    a: np.ndarray, a_base: int, a_row: int, a_col: int,
+    b: np.ndarray, b_base: int, b_row: int, b_col: int,
+    n: int, k: int, m: int, columns: np.ndarray, row: np.ndarray,
+) -> None:
+    """One ``(n, k) @ (k, m)`` product, each matrix given by its first element and its row and
+    column strides; ``columns`` (``m * k``) and ``row`` (``k``) are scratch."""
+    zero = np.zeros(1, out.dtype)[0]
+    for j in range(m):
+        for p in range(k):
+            columns[j * k + p] = b[b_base + p * b_row + j * b_col]
+    for i in range(n):
+        for p in range(k):
+            row[p] = a[a_base + i * a_row + p * a_col]
+        for j in range(m):
+            column = columns[j * k : (j + 1) * k]
+            total = zero
+            for p in range(k):
+                total += row[p] * column[p]
+            out[out_base + i * out_row + j * out_col] = total
+
+
 @njit(**SMALL_OPTIONS)
 def small_matmul_kernel(
     out: np.ndarray, shape: np.ndarray, out_strides: np.ndarray,
@@ -38,23 +62,22 @@ def small_matmul_kernel(
     to it, ``k``), one matrix after the other."""
     rank = shape.size
     n, m = shape[rank - 2], shape[rank - 1]
-    a_row, a_col = a_strides[rank - 2], a_strides[rank - 1]
-    b_row, b_col = b_strides[rank - 2], b_strides[rank - 1]
-    out_row, out_col = out_strides[rank - 2], out_strides[rank - 1]
     columns = np.empty(m * k, b.dtype)  # column j of b's matrix at j * k
     row = np.empty(k, a.dtype)
-    zero = np.zeros(1, out.dtype)[0]
     for matrix in range(count(shape[: rank - 2])):
         a_base, b_base, out_base = matrix_offsets(matrix, shape, a_strides, b_strides, out_strides)
-        for j in range(m):
-            for p in range(k):
-                columns[j * k + p] = b[b_base + p * b_row + j * b_col]
-        for i in range(n):
-            for p in range(k):
-                row[p] = a[a_base + i * a_row + p * a_col]
-            for j in range(m):
-                column = columns[j * k : (j + 1) * k]
-                total = zero
-                for p in range(k):
-                    total += row[p] * column[p]
-                out[out_base + i * out_row + j * out_col] = total
+        multiply_matrix(out, out_base, out_strides[rank - 2], out_strides[rank - 1],
+                        a, a_base, a_strides[rank - 2], a_strides[rank - 1],
+                        b, b_base, b_strides[rank - 2], b_strides[rank - 1], n, k, m, columns, row)
+
+
+@njit(**SMALL_OPTIONS)
+def small_matrix_kernel(
+    out: np.ndarray, out_row: int, out_col: int, a: np.ndarray, a_row: int, a_col: int,
+    b: np.ndarray, b_row: int, b_col: int, n: int, k: int, m: int,
+) -> None:
+    """The product of two matrices (no batch), their strides as numbers: a 2-D product's call
+    then converts three arrays and nine integers instead of seven arrays (8x8: 0.6 us against
+    0.74, before the layout arrays that need not be looked up)."""
+    multiply_matrix(out, 0, out_row, out_col, a, 0, a_row, a_col, b, 0, b_row, b_col, n, k, m,
+                    np.empty(m * k, b.dtype), np.empty(k, a.dtype))
