@@ -4,6 +4,7 @@ base distribution (:mod:`.transforms`), the sets parameters live in (:mod:`.cons
 closed-form KL divergences (:mod:`.kl`)."""
 
 from . import constraints, kl_pairs, transforms  # noqa: F401 - kl_pairs registers the closed forms
+from .binomial import Binomial
 from .categorical import Bernoulli, Categorical
 from .continuous import Normal, Uniform
 from .discrete import Geometric, OneHotCategorical
@@ -13,7 +14,10 @@ from .gamma_family import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .location_scale import Cauchy, Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
+from .poisson import Poisson
+from .student_t import StudentT
 from .transformed import TransformedDistribution
 from .transformed_families import Gumbel, HalfNormal, LogNormal
 from .transforms import (
@@ -28,8 +32,9 @@ from .transforms import (
 )
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Categorical", "Cauchy", "ComposeTransform", "Dirichlet",
-    "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
-    "MultivariateNormal", "Normal", "OneHotCategorical", "PowerTransform", "SigmoidTransform", "TanhTransform",
-    "Transform", "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "ComposeTransform",
+    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
+    "Laplace", "LogNormal", "LowRankMultivariateNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+    "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+    "constraints", "kl_divergence", "register_kl", "transforms",
 ]

@@ -25,7 +25,8 @@ def _clamped(probs: Tensor) -> Tensor:
     return probs.clamp(eps, 1 - eps)
 
 
-def _one_parameter(probs: Any, logits: Any) -> None:
+def one_parameter(probs: Any, logits: Any) -> None:
+    """PyTorch's error unless exactly one of ``probs`` and ``logits`` is given."""
     if (probs is None) == (logits is None):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
@@ -38,7 +39,7 @@ class Categorical(Distribution):
 
     def __init__(self, probs: Optional[Tensor] = None, logits: Optional[Tensor] = None,
                  validate_args: Optional[bool] = None) -> None:
-        _one_parameter(probs, logits)
+        one_parameter(probs, logits)
         source = probs if probs is not None else logits
         if source.dim() < 1:
             raise ValueError("`probs` parameter must be at least one-dimensional." if probs is not None
@@ -126,7 +127,7 @@ class Bernoulli(BinaryParameters, Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: Optional[bool] = None) -> None:
-        _one_parameter(probs, logits)
+        one_parameter(probs, logits)
         if probs is not None:
             self.probs = as_tensor(probs)
             shape = self.probs.shape

@@ -4,9 +4,9 @@ the entropies.
 
 Draws come from NumPy's gamma sampler on the stream of minitorch's generator of the parameters'
 device (``Beta``: :math:`G_1/(G_1 + G_0)`, ``Dirichlet``: :math:`G_k/\sum_j G_j`). Unlike PyTorch
-there is no ``rsample``: the gradient of a draw with respect to the concentration needs the
-derivative of the incomplete gamma function (PyTorch's implicit reparameterization), which
-minitorch does not have; ``sample`` (outside the graph), ``log_prob`` and ``entropy`` are complete.
+there is no ``rsample`` yet: the gradient of a draw with respect to the concentration (PyTorch's
+implicit reparameterization) is in :mod:`.gamma_reparam`, used so far by ``StudentT`` only;
+``sample`` (outside the graph), ``log_prob`` and ``entropy`` are complete.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from . import constraints
 from .distribution import Distribution, broadcast_all
 
 
-def _standard_gamma(concentration: Tensor, shape: Sequence[int]) -> Tensor:
+def standard_gamma(concentration: Tensor, shape: Sequence[int]) -> Tensor:
     """Draws of :math:`\\mathrm{Gamma}(\\alpha, 1)` of ``shape`` (``concentration`` broadcast to it), outside the graph."""
     alpha = np.broadcast_to(concentration.detach().to("cpu").numpy(), tuple(shape))
     drawn = default_generator_of(concentration.device.type).numpy_generator().standard_gamma(alpha)
@@ -57,7 +57,7 @@ class Gamma(Distribution):
     def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         with no_grad():
             shape = self._extended_shape(sample_shape)
-            return _standard_gamma(self.concentration, shape) / self.rate.detach()
+            return standard_gamma(self.concentration, shape) / self.rate.detach()
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._validate_sample(value)
@@ -105,7 +105,7 @@ class Dirichlet(Distribution):
 
     def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         with no_grad():
-            draws = _standard_gamma(self.concentration, self._extended_shape(sample_shape))
+            draws = standard_gamma(self.concentration, self._extended_shape(sample_shape))
             return draws / draws.sum(-1, keepdim=True)
 
     def log_prob(self, value: Tensor) -> Tensor:

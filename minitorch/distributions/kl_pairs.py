@@ -13,6 +13,7 @@ from ..linalg import solve_triangular
 from ..nn.functional import softplus
 from ..ops.strided import broadcast_shapes
 from ..tensor import Tensor
+from .binomial import Binomial
 from .categorical import Bernoulli, Categorical
 from .continuous import Normal, Uniform
 from .discrete import Geometric, OneHotCategorical
@@ -22,11 +23,24 @@ from .gamma_family import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .location_scale import Cauchy, Laplace
-from .multivariate_normal import MultivariateNormal, half_log_det
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    lowrank_log_det,
+    lowrank_mahalanobis,
+    trace_of_square,
+    woodbury_factor,
+)
+from .multivariate_normal import MultivariateNormal, half_log_det, mahalanobis
+from .poisson import Poisson
 from .transformed import TransformedDistribution
 from .transformed_families import EULER_GAMMA, Gumbel, HalfNormal
 
 INF = float("inf")
+#: PyTorch's messages for Gaussians of different sizes (the run of spaces is in PyTorch's text)
+LOW_RANK_EVENT_SHAPES = ("KL-divergence between two Low Rank Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+MIXED_RANK_EVENT_SHAPES = ("KL-divergence between two (Low Rank) Multivariate Normals with"
+                           "                          different event shapes cannot be computed")
 
 
 @register_kl(Normal, Normal)
@@ -114,6 +128,58 @@ def _mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     return half_log_det(lq) - half_log_det(lp) + 0.5 * (trace + shift - k)
 
 
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    r""":math:`\tfrac12\left(\log\frac{\det\Sigma_q}{\det\Sigma_p} + \operatorname{tr}(\Sigma_q^{-1}\Sigma_p)
+    + \Delta^\top\Sigma_q^{-1}\Delta - k\right)`, :math:`\Delta = \mu_q - \mu_p`, with
+    :math:`\Sigma_q^{-1} = D_q^{-1} - A^\top A` (Woodbury) and :math:`\Sigma_p = W_p W_p^\top + D_p`, so
+    :math:`\operatorname{tr}(\Sigma_q^{-1}\Sigma_p) = \sum_i \frac{D_{p,i}}{D_{q,i}} + \lVert D_q^{-1/2} W_p\rVert_F^2
+    - \lVert A D_p^{1/2}\rVert_F^2 - \lVert A W_p\rVert_F^2`."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(LOW_RANK_EVENT_SHAPES)
+    wp, dp = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    wq, dq = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    log_det = lowrank_log_det(dq, q._capacitance_tril) - lowrank_log_det(dp, p._capacitance_tril)
+    shift = lowrank_mahalanobis(wq, dq, q.loc - p.loc, q._capacitance_tril)
+    factor = woodbury_factor(wq, dq, q._capacitance_tril)
+    trace = ((dp / dq).sum(-1) + trace_of_square(wp * dq.rsqrt().unsqueeze(-1))
+             - trace_of_square(factor * dp.sqrt().unsqueeze(-2)) - trace_of_square(factor @ wp))
+    return 0.5 * (log_det + trace + shift - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    r"""As for two low-rank ones, with :math:`\Sigma_p = L_p L_p^\top`:
+    :math:`\operatorname{tr}(\Sigma_q^{-1}\Sigma_p) = \lVert D_q^{-1/2} L_p\rVert_F^2 - \lVert A L_p\rVert_F^2`."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(MIXED_RANK_EVENT_SHAPES)
+    lp = p._unbroadcasted_scale_tril
+    wq, dq = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    log_det = lowrank_log_det(dq, q._capacitance_tril) - 2 * half_log_det(lp)
+    shift = lowrank_mahalanobis(wq, dq, q.loc - p.loc, q._capacitance_tril)
+    factor = woodbury_factor(wq, dq, q._capacitance_tril)
+    trace = trace_of_square(lp * dq.rsqrt().unsqueeze(-1)) - trace_of_square(factor @ lp)
+    return 0.5 * (log_det + trace + shift - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    r"""With :math:`\Sigma_q = L_q L_q^\top`:
+    :math:`\operatorname{tr}(\Sigma_q^{-1}\Sigma_p) = \lVert L_q^{-1} W_p\rVert_F^2 + \lVert L_q^{-1} D_p^{1/2}\rVert_F^2`."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(MIXED_RANK_EVENT_SHAPES)
+    lq = q._unbroadcasted_scale_tril
+    wp, dp = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    log_det = 2 * half_log_det(lq) - lowrank_log_det(dp, p._capacitance_tril)
+    shift = mahalanobis(lq, q.loc - p.loc)
+    k, rank = p.event_shape[0], wp.shape[-1]
+    batch = tuple(broadcast_shapes(tuple(lq.shape[:-2]), tuple(wp.shape[:-2])))
+    lq = lq.expand(*batch, k, k)
+    trace = (trace_of_square(solve_triangular(lq, wp.expand(*batch, k, rank), upper=False))
+             + trace_of_square(solve_triangular(lq, dp.sqrt().diag_embed().expand(*batch, k, k), upper=False)))
+    return 0.5 * (log_det + trace + shift - k)
+
+
 @register_kl(Gumbel, Gumbel)
 def _gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
     r""":math:`-\log r - \frac{\mu_q - \mu_p}{\beta_q} + r\gamma + e^{(\mu_q - \mu_p)/\beta_q}\,\Gamma(1 + r) - (1 + \gamma)`,
@@ -160,6 +226,22 @@ def _exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
 def _gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
     r""":math:`-H(p) - \log\lambda + \lambda\,\mathbb{E}_p[x]`."""
     return -p.entropy() - q.rate.log() + q.rate * (p.concentration / p.rate)
+
+
+@register_kl(Poisson, Poisson)
+def _poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    r""":math:`\lambda_p(\log\lambda_p - \log\lambda_q) - (\lambda_p - \lambda_q)`."""
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    r""":math:`n\left(p\,(\ell_p - \ell_q) + \log(1 - p) - \log(1 - q)\right)` for equal counts :math:`n`;
+    :math:`\infty` where :math:`n_p > n_q` (``q`` has no mass above :math:`n_q`); not implemented where :math:`n_p < n_q`."""
+    if bool((p.total_count < q.total_count).any().item()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    result = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return result.masked_fill(p.total_count > q.total_count, INF)
 
 
 @register_kl(Independent, Independent)
@@ -235,3 +317,16 @@ def _infinite(p: object, q: object) -> Tensor:
     """:math:`\\infty`: ``q`` is zero on a set where ``p`` has mass."""
     like = p.rate if isinstance(p, Exponential) else p.loc  # type: ignore[attr-defined]
     return full_like(like, INF)
+
+
+@register_kl(Bernoulli, Poisson)
+def _bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    r""":math:`-H(p) - (p\log\lambda - \lambda)`: the Poisson's :math:`\log k!` is 0 at :math:`k \in \{0, 1\}`."""
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _poisson_bounded(p: Poisson, q: object) -> Tensor:
+    r""":math:`\infty`: a Poisson has mass on every count, the other only up to a bound."""
+    return full_like(p.rate, INF)

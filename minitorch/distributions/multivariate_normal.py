@@ -25,7 +25,7 @@ from .distribution import Distribution
 MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
 
 
-def _mahalanobis(scale_tril: Tensor, diff: Tensor) -> Tensor:
+def mahalanobis(scale_tril: Tensor, diff: Tensor) -> Tensor:
     r""":math:`\lVert L^{-1} d \rVert^2` for each vector :math:`d` (batch dims broadcast)."""
     solved = solve_triangular(scale_tril, diff.unsqueeze(-1), upper=False).squeeze(-1)
     return solved.pow(2).sum(-1)
@@ -119,7 +119,7 @@ class MultivariateNormal(Distribution):
     def log_prob(self, value: Tensor) -> Tensor:
         self._validate_sample(value)
         k = self._event_shape[0]
-        squared = _mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
+        squared = mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
         return -0.5 * (k * math.log(2 * math.pi) + squared) - half_log_det(self._unbroadcasted_scale_tril)
 
     def entropy(self) -> Tensor:

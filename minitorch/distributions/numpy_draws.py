@@ -1,0 +1,30 @@
+"""Draws from NumPy's samplers on the stream of minitorch's generator of a tensor's device, for
+the distributions whose sampler minitorch has no op for (Poisson, binomial); outside the graph."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..creation import tensor as make_tensor
+from ..generator import default_generator_of
+from ..tensor import Tensor
+
+
+def numpy_generator_of(like: Tensor) -> np.random.Generator:
+    """The NumPy generator behind minitorch's default generator of ``like``'s device."""
+    return default_generator_of(like.device.type).numpy_generator()
+
+
+def host_array(value: Tensor, shape: Sequence[int]) -> np.ndarray:
+    """``value`` broadcast to ``shape``, as a NumPy array on the host (outside the graph)."""
+    return np.broadcast_to(value.detach().to("cpu").numpy(), tuple(shape))
+
+
+def as_draws(drawn: Any, like: Tensor) -> Tensor:
+    """NumPy draws as a tensor of ``like``'s dtype and device."""
+    return make_tensor(np.asarray(drawn, dtype=np.float64), dtype=like.dtype, device=like.device)
+
+
+__all__ = ["as_draws", "host_array", "numpy_generator_of"]
