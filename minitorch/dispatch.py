@@ -97,7 +97,7 @@ def _result(shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "T
 def _result_from(backend: "Backend", shape: tuple[int, ...], dtype: dtypes.dtype, device: "device") -> "Tensor":
     """:func:`_result` by ``device``'s backend, already looked up by an op that calls it next."""
     size = math.prod(shape)
-    return _TENSOR_CLASS._make(TensorData.contiguous(backend.empty(size, dtype), shape, size), device)
+    return _TENSOR_CLASS._make(TensorData.contiguous(backend.empty(size, dtype), shape, size, 0, dtype), device)
 
 
 def reshaped_result(out: "Tensor", shape: tuple[int, ...]) -> "Tensor":
@@ -136,20 +136,21 @@ def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: 
 
 def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` on pairs of elements of ``a`` and ``b`` broadcast together."""
-    if out is not None:
-        check_same_device(a, b, out)
-        _check_fits(out, a, b)
-    elif b._device is not a._device:
-        check_same_device(a, b)
+    a_data, b_data = a._data, b._data
     backend = backend_of(a)
     if out is None:
-        a_shape, b_shape = a._data.shape, b._data.shape
+        if b._device is not a._device:
+            check_same_device(a, b)
+        a_shape, b_shape = a_data.shape, b_data.shape
         if a_shape == b_shape or not b_shape:  # ``not``: a 0-d operand (``x * 2``) takes the other's shape
             shape = a_shape
         else:
             shape = b_shape if not a_shape else tuple(shape_broadcast(a_shape, b_shape))
-        out = _result_from(backend, shape, out_dtype or a._data.dtype, a._device)
-    backend.zip(op, a._data, b._data, out._data)
+        out = _result_from(backend, shape, out_dtype or a_data.dtype, a._device)
+    else:
+        check_same_device(a, b, out)
+        _check_fits(out, a, b)
+    backend.zip(op, a_data, b_data, out._data)
     return out
 
 
@@ -178,11 +179,15 @@ def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
     if b._device is not a._device:
         check_same_device(a, b)
     a_shape, b_shape = a._data.shape, b._data.shape
-    batch = a_shape[:-2]
-    if batch != b_shape[:-2]:
-        batch = tuple(shape_broadcast(batch, b_shape[:-2]))
+    if len(a_shape) == 2:  # two matrices: no batch
+        shape = (a_shape[0], b_shape[1])
+    else:
+        batch = a_shape[:-2]
+        if batch != b_shape[:-2]:
+            batch = tuple(shape_broadcast(batch, b_shape[:-2]))
+        shape = batch + (a_shape[-2], b_shape[-1])
     backend = backend_of(a)
-    out = _result_from(backend, batch + (a_shape[-2], b_shape[-1]), a._data.dtype, a._device)
+    out = _result_from(backend, shape, a._data.dtype, a._device)
     backend.matmul(a._data, b._data, out._data)
     return out
 

@@ -212,16 +212,17 @@ class TensorData:
         self._dtype: Optional[dtypes.dtype] = None
 
     @classmethod
-    def contiguous(cls, storage: Storage, shape: Shape, size: int, offset: int = 0) -> "TensorData":
+    def contiguous(cls, storage: Storage, shape: Shape, size: int, offset: int = 0,
+                   dtype: Optional[dtypes.dtype] = None) -> "TensorData":
         """A row-major view of ``storage`` from ``offset``, for a ``shape`` of ``size`` elements
-        that already is a tuple of ints.
+        that already is a tuple of ints (and ``dtype``, the storage's, where the caller knows it).
 
         What every op's result is made with: the constructor's conversions and checks,
         skipped, are most of the cost of a small op's result.
         """
         td = cls.__new__(cls)
         td.storage, td.shape, td.strides, td.offset = storage, shape, contiguous_strides(shape), offset
-        td.size, td.dims, td._dtype = size, len(shape), None
+        td.size, td.dims, td._dtype = size, len(shape), dtype
         return td
 
     @property

@@ -233,6 +233,19 @@ def _flat_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, .
     return tuple(steps)
 
 
+#: the flat entry points (:func:`.cpu_kernels.map_flat_entry`, ``zip_flat_entry``) by op name:
+#: one dictionary read per small op, where the op code's lookup and the entry's cache are two calls
+_MAP_FLAT: dict[str, Callable[..., None]] = {}
+_ZIP_FLAT: dict[str, Callable[..., None]] = {}
+
+
+def _flat_entry(entries: dict[str, Callable[..., None]], op: str, codes: dict[str, int],
+                make: Callable[[int], Callable[..., None]]) -> Callable[..., None]:
+    """The flat entry point of ``op`` (a ValueError for an op ``codes`` does not have), remembered in ``entries``."""
+    entry = entries[op] = make(code_of(codes, op))
+    return entry
+
+
 def _flat_layout(out: TensorData, steps: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     """``([size], [1], ...)``: the one run of :func:`_flat_steps` in the arrays of
     :func:`_elementwise_layout` (what the threaded kernels take)."""
@@ -493,20 +506,25 @@ class CpuBackend:
         return cpu_memory.empty(size, dtype.numpy)
 
     def map(self, op: str, a: TensorData, out: TensorData) -> None:
+        size = out.size
+        # a small op (below :func:`.cpu_kernels.threaded`, spelled out): one run, if the layout allows
+        if size < kernels.PARALLEL_MIN_WORK and op != "copy":
+            steps = _flat_steps(out, a)
+            if steps is not None:
+                entry = _MAP_FLAT.get(op) or _flat_entry(_MAP_FLAT, op, opcodes.UNARY_CODES, kernels.map_flat_entry)
+                entry(out.buffer, a.buffer, steps[0], size)
+                return
         code = code_of(opcodes.UNARY_CODES, op)
-        if out.size == 0:
+        if size == 0:
             return
         a_dtype, out_dtype = a.storage.dtype, out.storage.dtype
-        if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or not kernels.threaded(out.size)
+        if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or not kernels.threaded(size)
                                      or a.size == 1):
             return _cast(a, out)
-        steps = _flat_steps(out, a)
+        steps = _flat_steps(out, a) if kernels.threaded(size) else None  # (small ops: looked at above)
         if steps is not None:
-            if kernels.threaded(out.size):
-                shape, out_strides, a_strides = _flat_layout(out, steps)
-                kernels.map_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides)
-            else:
-                kernels.map_flat_entry(code)(out.buffer, a.buffer, steps[0], out.size)
+            shape, out_strides, a_strides = _flat_layout(out, steps)
+            kernels.map_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides)
             return
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
@@ -518,16 +536,21 @@ class CpuBackend:
         kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides)
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
+        size = out.size
+        # a small op (below :func:`.cpu_kernels.threaded`, spelled out): one run, if the layout allows
+        if size < kernels.PARALLEL_MIN_WORK:
+            steps = _flat_steps(out, a, b)
+            if steps is not None:
+                entry = _ZIP_FLAT.get(op) or _flat_entry(_ZIP_FLAT, op, opcodes.BINARY_CODES, kernels.zip_flat_entry)
+                entry(out.buffer, a.buffer, steps[0], b.buffer, steps[1], size)
+                return
         code = code_of(opcodes.BINARY_CODES, op)
-        if out.size == 0:
+        if size == 0:
             return
-        steps = _flat_steps(out, a, b)
+        steps = _flat_steps(out, a, b) if kernels.threaded(size) else None  # (small ops: looked at above)
         if steps is not None:
-            if kernels.threaded(out.size):
-                shape, out_strides, a_strides, b_strides = _flat_layout(out, steps)
-                kernels.zip_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
-            else:
-                kernels.zip_flat_entry(code)(out.buffer, a.buffer, steps[0], b.buffer, steps[1], out.size)
+            shape, out_strides, a_strides, b_strides = _flat_layout(out, steps)
+            kernels.zip_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.zip, op, a, b, out)
