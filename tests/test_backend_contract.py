@@ -117,6 +117,7 @@ BINARY_NUMPY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "eq": np.equal,
     "ne": np.not_equal,
     "masked": lambda x, keep: np.where(keep != 0, x, 0),
+    "where_part": lambda x, keep: np.where(keep != 0, x, -0.0),
     **MATH_BINARY_NUMPY,
 }
 
@@ -160,10 +161,12 @@ UNARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     **{op: FLOATS for op in MATH_NUMPY},
     "bitwise_not": INTS,
 }
+#: the selections, whose second operand is a mask
+MASKS = ("masked", "where_part")
 BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     **{op: FLOATS + INTS + (BOOL,) for op in ("add", "mul", "maximum", "minimum")},
     **{op: ALL for op in ("lt", "le", "gt", "ge", "eq", "ne")},
-    "masked": FLOATS + (I64,),  # with a bool mask: each (value, mask) dtype pair is compiled apart
+    **{op: FLOATS + (I64,) for op in MASKS},  # with a bool mask: each (value, mask) dtype pair is compiled apart
     "sub": FLOATS + SIGNED,
     "div": FLOATS,
     "pow": FLOATS + INTS,
@@ -275,7 +278,7 @@ def test_zip(kit: Kit, op: str, case: tuple, dtype_index: int) -> None:
     y = sample(rng, b_shape, dtype)
     if op == "pow" and dtype.kind in "iu":
         y = rng.integers(0, 4, b_shape).astype(dtype)  # integer powers: no negative exponents
-    if op == "masked":
+    if op in MASKS:
         y = sample(rng, b_shape, BOOL)
     with np.errstate(all="ignore"):
         expected = np.broadcast_to(BINARY_NUMPY[op](x, y), out_shape).astype(out_dtype)
@@ -315,7 +318,7 @@ def test_zip_broadcast(kit: Kit, op: str, layout: str) -> None:
     rng = np.random.default_rng(2)
     x = rng.integers(-3, 4, size=(2, 1, 3)).astype(np.float64)
     y = rng.integers(1, 4, size=(4, 3)).astype(np.float64) * rng.choice([-1, 1], size=(4, 3))
-    if op == "masked":
+    if op in MASKS:
         y = (y > 0).astype(np.float64)
     if op in INTEGER_ONLY:
         x, y = x.astype(I64), y.astype(I64)
@@ -396,6 +399,24 @@ def test_special_values(kit: Kit) -> None:
 
 
 @on_every_backend("elementwise")
+def test_where_parts_add_up_to_the_chosen_values_signed_zeros_included(kit: Kit) -> None:
+    """``where_part`` writes -0.0 where its mask is 0: added to the other side's part, every
+    chosen value comes back bit for bit (``masked``'s +0.0 would turn a chosen -0.0 into +0.0)."""
+    chosen = np.array([-0.0, 0.0, -0.0, np.inf, np.nan, -3.5])
+    other = np.array([np.nan, -0.0, np.inf, 0.0, 1.0, -0.0])
+    mask = np.array([True, False, True, True, False, False])
+    for dtype in FLOATS:
+        first = zip_values(kit, "where_part", chosen.astype(dtype), mask, dtype)
+        assert np.signbit(first).tolist() == [True, True, True, False, True, True]  # -0.0 where not chosen
+        assert not np.isnan(first).any()  # the NaN was not chosen
+        second = zip_values(kit, "where_part", other.astype(dtype), ~mask, dtype)
+        total = zip_values(kit, "add", first, second, dtype)
+        expected = np.where(mask, chosen, other).astype(dtype)
+        np.testing.assert_array_equal(total, expected)
+        assert np.signbit(total).tolist() == np.signbit(expected).tolist()
+
+
+@on_every_backend("elementwise")
 @SIMULATOR_WARNINGS
 def test_values_outside_the_domain(kit: Kit) -> None:
     """IEEE results where a function leaves its domain, as NumPy (and a GPU) give them."""
@@ -404,7 +425,7 @@ def test_values_outside_the_domain(kit: Kit) -> None:
         for op in ("exp", "log", "sqrt", "sigmoid", "tanh", "relu", "sign"):
             assert_close(map_values(kit, op, values, F64), UNARY_NUMPY[op](values))
         zeros = np.zeros_like(values)
-        for op in ("div", "maximum", "minimum", "masked"):
+        for op in ("div", "maximum", "minimum", *MASKS):
             assert_close(zip_values(kit, op, values, zeros, F64), BINARY_NUMPY[op](values, zeros))
 
 

@@ -630,6 +630,22 @@ def test_where_forward(backend: str) -> None:
 
 
 @forward
+def test_where_keeps_the_sign_of_a_chosen_zero(backend: str) -> None:
+    """A chosen -0.0 stays -0.0 and a chosen +0.0 stays +0.0, from either side (NumPy's
+    ``where`` as oracle); ``1 / where(...)`` tells the two apart."""
+    chosen = np.array([-0.0, 0.0, -0.0, 0.0, 1.0])
+    other = np.array([0.0, -0.0, -0.0, 0.0, -0.0])
+    cond_np = np.array([True, True, False, False, False])
+    for dtype in (minitorch.float32, minitorch.float64):
+        result = minitorch.where(minitorch.tensor(cond_np), minitorch.tensor(chosen, dtype=dtype),
+                                 minitorch.tensor(other, dtype=dtype)).numpy()
+        expected = np.where(cond_np, chosen, other)
+        assert np.signbit(result).tolist() == np.signbit(expected).tolist() == [True, False, True, False, True]
+    scalar_side = minitorch.where(minitorch.tensor(cond_np), -0.0, minitorch.tensor(other)).numpy()
+    assert np.signbit(scalar_side).tolist() == [True, True, True, False, True]
+
+
+@forward
 def test_clone_and_contiguous_forward(backend: str) -> None:
     values = np.arange(6.0).reshape(2, 3)
     for _, tensor, expected in views_of(values):

@@ -30,6 +30,8 @@ import math
 import numpy as np
 from typing import Any
 
+from ..rounding import SPLITTER  # Dekker's splitter 2^27 + 1: x splits into halves whose products are exact
+
 #: elementwise ops of one operand: ``out[i] = f(a[i])`` (position = op code; append only)
 UNARY = (
     "copy", "neg", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "relu", "sign", "logical_not",
@@ -54,13 +56,14 @@ LGAMMA, DIGAMMA, I0, I0E, I1, I1E, ERFCX = range(37, 44)
 
 #: elementwise ops of two operands, broadcast to ``out.shape``: ``out[i] = f(a[i], b[i])``.
 #: ``masked`` is ``a if b else 0``: a selection that never multiplies (so inf/nan in the
-#: unselected side stay out). Position = op code; append only.
+#: unselected side stay out); ``where_part`` the same with :math:`-0` (see :data:`WHERE_PART`).
+#: Position = op code; append only.
 BINARY = (
     "add", "sub", "mul", "div", "pow", "maximum", "minimum",
     "lt", "le", "gt", "ge", "eq", "ne", "masked",
     "atan2", "hypot", "fmod", "remainder", "int_fmod", "int_remainder",
     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "polygamma",
+    "polygamma", "where_part",
 )
 ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = range(14)
 #: ``fmod``/``remainder`` are the float bodies (exact: ``%`` on magnitudes, the sign of ``x``); the ``int_``
@@ -76,6 +79,11 @@ INT_BITS = 64
 #: :math:`\psi^{(n)}(x)` for :math:`n \ge 1`, with ``x`` the first operand and ``n`` (a whole
 #: number in ``x``'s dtype) the second; :math:`n = 0` is the unary ``digamma``
 POLYGAMMA = 25
+#: one side of ``where``: ``a`` where ``b`` holds, else :math:`-0`, the identity of IEEE
+#: addition (:math:`x + (-0) = x` for every ``x``, :math:`-0` included), so the two sides add up
+#: to the chosen values bit for bit; ``masked``'s :math:`+0` would turn a chosen :math:`-0` into
+#: :math:`+0`. A selection too: inf and NaN on the unchosen side stay out
+WHERE_PART = 26
 
 #: reductions along one dimension (position = op code; append only)
 REDUCE = ("sum", "prod", "max", "min")
@@ -171,8 +179,6 @@ POLYGAMMA_MAX_ORDER = 170.0
 #: ``float(x) * WIDEN`` is a float64 in plain Python and in Numba alike (where ``float()`` of a
 #: float32 stays a float32, and the product with a float64 widens it, keeping a zero's sign)
 WIDEN = 1.0
-#: Dekker's splitter :math:`2^{27} + 1`: ``x`` splits into two halves whose products are exact
-DEKKER_SPLIT = 2.0**27 + 1.0
 
 
 def code_of(codes: dict[str, int], op: str) -> int:
@@ -374,7 +380,7 @@ def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
                 # rounding error of x^2 (square_error, by Dekker's split) weighs k times in it:
                 # the sum of k term_k times that relative error is added back
                 square = size * size
-                magnified = DEKKER_SPLIT * size
+                magnified = SPLITTER * size
                 head = magnified - (magnified - size)
                 tail = size - head
                 square_error = ((head * head - square) + 2.0 * head * tail) + tail * tail
@@ -428,7 +434,7 @@ def unary_into(op: int, x: Any, out: Any, pos: int) -> None:
             out[pos] = 0.0
         elif v < ERFCX_ASYMPTOTIC:
             hi = v * v
-            magnified = DEKKER_SPLIT * v
+            magnified = SPLITTER * v
             head = magnified - (magnified - v)
             tail = v - head
             lo = ((head * head - hi) + 2.0 * head * tail) + tail * tail
@@ -547,6 +553,11 @@ def binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> None:
             for k in range(2, int(n) + 1):
                 factorial *= k
             out[pos] = sign * factorial * (zeta + tail)
+    elif op == WHERE_PART:
+        if y != 0:
+            out[pos] = x
+        else:
+            out[pos] = -0.0
     else:  # MASKED: a selection, never a product, so inf/nan where y is 0 stay out
         if y != 0:
             out[pos] = x

@@ -797,7 +797,8 @@ class Where(Function):
     def forward(ctx: Context, condition: Tensor, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(condition)
         not_condition = map_op("logical_not", condition)
-        return zip_op("add", zip_op("masked", a, condition), zip_op("masked", b, not_condition))
+        # each side -0.0 where not chosen: the sum is the chosen value exactly, a -0.0 included
+        return zip_op("add", zip_op("where_part", a, condition), zip_op("where_part", b, not_condition))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[None, Tensor | None, Tensor | None]:

@@ -36,16 +36,6 @@ LOG_NDTR_SPLIT = -1.0
 LOG_PI = math.log(math.pi)
 
 
-def _select(condition: Tensor, chosen: Tensor, other: Any) -> Tensor:
-    r"""``chosen`` where ``condition`` holds, else ``other``, keeping ``chosen``'s signed zeros.
-
-    ``where`` adds the two masked sides, and :math:`-0 + 0 = +0`; here the other side is
-    subtracted, and :math:`-0 - 0 = -0` (``other``'s own zeros come out :math:`+0`). For a
-    forward pass only: nothing is recorded."""
-    other = other if isinstance(other, Tensor) else full((), other, dtype=chosen.dtype, device=chosen.device)
-    return zip_op("sub", zip_op("masked", chosen, condition), zip_op("masked", -other, ~condition))
-
-
 # ---- the gamma family ----
 
 
@@ -207,7 +197,7 @@ class LogNdtr(Function):
         ctx.save_for_backward(a)
         left = (Erfcx.apply(a * -INV_SQRT_2) * 0.5).log() - a * a * 0.5
         right = ((a * INV_SQRT_2).erfc() * -0.5).log1p()
-        return _select(a >= LOG_NDTR_SPLIT, right, left)  # log_ndtr(30) is -0.0, as log1p(-0.0)
+        return where(a >= LOG_NDTR_SPLIT, right, left)  # log_ndtr(30) is -0.0, as log1p(-0.0)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
@@ -226,7 +216,7 @@ class Entr(Function):
         ctx.save_for_backward(a)
         positive = a > 0
         inside = -a * where(positive, a, 1.0).log()
-        return _select(positive, inside, where(a == 0, 0.0, where(a < 0, -math.inf, a)))  # entr(1) is -0.0
+        return where(positive, inside, where(a == 0, 0.0, where(a < 0, -math.inf, a)))  # entr(1) is -0.0
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> Tensor:
