@@ -48,6 +48,9 @@ def cases(lib: ModuleType) -> dict[str, Callable[[], Any]]:
         "logit": lambda: lib.logit(T([0.2, 0.5, 0.9])),
         "logit_eps": lambda: lib.logit(T([0., 1.]), eps=1e-6),
         "xlogy": lambda: lib.xlogy(T([0., 2., 0.]), T([0., 3., float('nan')])),
+        # promoted before the log: float32 y logged in float64, integers in float32
+        "xlogy_mixed": lambda: lib.xlogy(T([1.5, 2.0, 0.0]), lib.tensor([1.1, 0.3, 0.0], dtype=lib.float32)),
+        "xlogy_ints": lambda: lib.xlogy(lib.tensor([1, 2, 0]), lib.tensor([3, 4, 0])),
         "deg2rad": lambda: lib.deg2rad(T([180., 90.])),
         "rad2deg": lambda: lib.rad2deg(T([3.14159])),
         "logaddexp2": lambda: lib.logaddexp2(T([1., 100.]), T([2., -100.])),

@@ -20,7 +20,7 @@ from ..autograd.function import Context, Function
 from ..creation import arange, cat, stack, tensor, zeros
 from ..return_types import aminmax as aminmax_result
 from ..shapes import normalize_dim
-from ..tensor import Tensor, _named, add_tensor_methods, where
+from ..tensor import Tensor, _named, add_tensor_methods, result_dtype, where
 from .shape_ops import flip
 
 Sections = Union[int, Sequence[int], Tensor]
@@ -206,7 +206,10 @@ def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
     r""":math:`x \log y`, 0 where :math:`x = 0` (unless :math:`y` is NaN)."""
     x = input if isinstance(input, Tensor) else tensor(input, dtype=dtypes.get_default_dtype())
     y = other if isinstance(other, Tensor) else tensor(float(other), dtype=x.dtype if x.dtype.is_floating_point else None)
-    return XLogY.apply(x, y)
+    common = result_dtype(x, y)  # promoted before the log: a float32 y beside a float64 x is logged in float64
+    if not common.is_floating_point:
+        common = dtypes.get_default_dtype()
+    return XLogY.apply(x.to(common), y.to(common))
 
 
 def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
