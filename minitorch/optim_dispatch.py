@@ -16,7 +16,7 @@ import numpy as np
 from . import dtypes
 from .backends.base import AdamStep, OptimizerKernels, SgdStep, offers
 from .dispatch import backend_of
-from .tensor_data import TensorData, strides_from_shape
+from .tensor_data import TensorData, contiguous_strides
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -37,11 +37,12 @@ def fused_update_fits(param: "Tensor", grad: "Tensor", buffers: Sequence["Tensor
     dtype, shape, device = data.dtype, data.shape, param._device
     if dtype not in FUSED_DTYPES or not offers(backend_of(param), OptimizerKernels):
         return False
-    strides = strides_from_shape(shape)
+    strides = contiguous_strides(shape)
     operands = (param, grad, *buffers)
     for t in operands:
         other = t._data
-        if other.dtype is not dtype or other.shape != shape or other.strides != strides or t._device != device:
+        if (other.dtype is not dtype or other.shape != shape or other.strides != strides
+                or (t._device is not device and t._device != device)):
             return False
     if not isinstance(data.storage, np.ndarray):  # a device's memory
         return not _spans_overlap([_device_span(t._data) for t in operands])

@@ -18,7 +18,10 @@ def shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
     """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = tuple(shape[0])
-    if all(type(s) is int for s in shape):  # the common case, already checked
+    for s in shape:  # the common case: plain ints (a loop: quicker than all() over a generator)
+        if type(s) is not int:
+            break
+    else:
         return shape
     for s in shape:
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
@@ -28,6 +31,8 @@ def shape_from_args(shape: tuple[Any, ...]) -> tuple[int, ...]:
 
 def infer_size(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     """``shape`` with its one -1 filled in so that it holds ``numel`` elements, or PyTorch's error."""
+    if math.prod(shape) == numel and (not shape or min(shape) >= 0):  # nothing to fill in or check
+        return shape
     unknown = None
     for i, size in enumerate(shape):
         if size == -1:

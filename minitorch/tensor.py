@@ -29,7 +29,7 @@ from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
 from .shapes import infer_size, normalize_dim, shape_from_args
 from .size import Size
-from .tensor_data import TensorData, strides_from_shape
+from .tensor_data import TensorData, shape_broadcast, strides_from_shape, view_strides
 from .tensor_repr import tensor_repr
 from . import autocast_state
 
@@ -39,6 +39,8 @@ ShapeArg = Union[int, Sequence[int]]
 
 #: makes a leaf's ``AccumulateGrad`` node (see ``Tensor._grad_node``)
 _LEAF_NODE_LOCK = threading.Lock()
+#: the permutation of a matrix's transpose (``t()``)
+SWAPPED = (1, 0)
 
 #: ``max``/``min`` with ``dim`` return this pair, as ``torch.return_types.max``
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -478,12 +480,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def reshape(self, *shape: Any) -> "Tensor":
         """A view when the strides allow it, otherwise a copy in the new shape."""
-        from .tensor_data import view_strides
-
         new_shape = self._infer_shape(shape_from_args(shape))
         if view_strides(self._data.shape, self._data.strides, new_shape) is None:
             return self.clone().view(new_shape)._standalone()
-        return self.view(new_shape)
+        return views.View.apply(self, new_shape)
 
     def _is_view(self) -> bool:
         """True when this tensor is a view of another (its ``_base``)."""
@@ -519,10 +519,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return views.Permute.apply(self, order)
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
-        if self.dim() == 0:
+        dims = self._data.dims
+        if dims == 0:
             return self
-        d0, d1 = normalize_dim(dim0, self.dim()), normalize_dim(dim1, self.dim())
-        order = list(range(self.dim()))
+        d0, d1 = normalize_dim(dim0, dims), normalize_dim(dim1, dims)
+        order = list(range(dims))
         order[d0], order[d1] = order[d1], order[d0]
         # a valid order: permute's checks are not needed
         return _named(views.Permute.apply(self, tuple(order)), "TransposeBackward0")
@@ -530,9 +531,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     swapaxes = transpose
 
     def t(self) -> "Tensor":
-        if self.dim() > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-        return self if self.dim() < 2 else _named(self.transpose(0, 1), "TBackward0")
+        dims = self._data.dims
+        if dims > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {dims}D")
+        return self if dims < 2 else _named(views.Permute.apply(self, SWAPPED), "TBackward0")
 
     @property
     def T(self) -> "Tensor":  # noqa: N802 - PyTorch's name
@@ -1217,8 +1219,6 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def _check_fits(self, shape: Sequence[int]) -> None:
         """Raise unless an operand of ``shape`` broadcasts to exactly this tensor's shape."""
-        from .tensor_data import shape_broadcast
-
         broadcast = shape_broadcast(self.shape, tuple(shape))
         if broadcast != self.shape:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(broadcast)}")
@@ -1599,8 +1599,6 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
             f"Expected size for first two dimensions of batch2 tensor to be: [{', '.join(map(str, b2.shape[:-2]))}, {a2.shape[-1]}] "
             f"but got: [{', '.join(map(str, b2.shape[:-1]))}]. (matmul of shapes {list(a.shape)} and {list(b.shape)})"
         )
-    from .tensor_data import shape_broadcast
-
     try:
         shape_broadcast(a2.shape[:-2], b2.shape[:-2])
     except Exception as error:

@@ -225,6 +225,16 @@ class TensorData:
         td.size, td.dims, td._dtype = size, len(shape), dtype
         return td
 
+    def restrided(self, shape: Shape, strides: Strides, offset: Optional[int] = None) -> "TensorData":
+        """Another view of this storage: ``shape`` and ``strides`` already tuples of ints of one
+        length (a view op computed them), ``offset`` this one's unless given. What the view ops
+        make theirs with: the constructor's conversions and checks, skipped."""
+        td = TensorData.__new__(TensorData)
+        td.storage, td.shape, td.strides = self.storage, shape, strides
+        td.offset = self.offset if offset is None else offset
+        td.size, td.dims, td._dtype = math.prod(shape), len(shape), self._dtype
+        return td
+
     @property
     def dtype(self) -> dtypes.dtype:
         if self._dtype is None:
@@ -258,7 +268,7 @@ class TensorData:
         """The same storage with dimensions reordered: dimension ``i`` of the result is ``order[i]``."""
         if sorted(order) != list(range(self.dims)):
             raise IndexingError(f"permute order {order} is not a permutation of the {self.dims} dimensions")
-        return TensorData(self.storage, [self.shape[o] for o in order], [self.strides[o] for o in order], self.offset)
+        return self.restrided(tuple([self.shape[o] for o in order]), tuple([self.strides[o] for o in order]))
 
     def contiguous_buffer(self) -> np.ndarray:
         """The view's ``size`` values in row-major order as a flat array: a slice of :attr:`buffer`

@@ -454,8 +454,9 @@ class Function:
                 if isinstance(output, tensor) and output._base is not None:
                     _stand_alone_unless_input_view(output, args, kwargs)
             return cls._record_several(ctx, args, out) if record else out
-        if out._base is not None:
-            _stand_alone_unless_input_view(out, args, kwargs)
+        base = out._base
+        if base is not None and not (args and (args[0] is base or getattr(args[0], "_base", None) is base)):
+            _stand_alone_unless_input_view(out, args, kwargs)  # (a view of the first input, the common case, stays)
         if record and out._data.dtype.is_floating_point:  # an integer or bool result never requires grad
             node = cls._node(ctx, args, needs_input_grad)
             out._set_grad_fn(node)
@@ -467,15 +468,19 @@ class Function:
     def _node(cls, ctx: Context, args: tuple, needs_input_grad: tuple[bool, ...]) -> Node:
         """The node of one call, with edges to the differentiable inputs only (floating-point
         tensors), as PyTorch lists them; each edge names the input's output slot."""
-        tensor = tensor_class()
+        tensor = dispatch._TENSOR_CLASS
         numbers = cls.number_args
-        positions = tuple([i for i, a in enumerate(args) if isinstance(a, tensor) and a._data.dtype.is_floating_point
-                           and not (i in numbers and not needs_input_grad[i] and not a._data.shape)])
-        next_functions = tuple([(args[i]._grad_node(), args[i]._output_nr) if needs_input_grad[i] else (None, 0)
-                                for i in positions])
-        shapes = tuple([args[i]._data.shape for i in positions])
+        positions: list[int] = []
+        next_functions: list[tuple[Optional[Node], int]] = []
+        shapes: list[tuple[int, ...]] = []
+        for i, a in enumerate(args):  # one loop, where three comprehensions were three function calls
+            if (isinstance(a, tensor) and a._data.dtype.is_floating_point
+                    and not (i in numbers and not needs_input_grad[i] and not a._data.shape)):
+                positions.append(i)
+                next_functions.append((a._grad_node(), a._output_nr) if needs_input_grad[i] else (None, 0))
+                shapes.append(a._data.shape)
         node = node_type(ctx.grad_fn_name or cls.grad_fn_name or default_node_name(cls))
-        return node(cls, ctx, next_functions, shapes, None if len(positions) == len(args) else positions)
+        return node(cls, ctx, tuple(next_functions), tuple(shapes), None if len(positions) == len(args) else tuple(positions))
 
     @classmethod
     def _record_several(cls, ctx: Context, args: tuple, outputs: tuple) -> tuple:

@@ -36,7 +36,7 @@ class View(Function):
                 f"spans across two contiguous subspaces). Use .reshape(...) instead. (input shape "
                 f"{_shape_str(a.shape)}, strides {_shape_str(a._data.strides)}, requested shape {_shape_str(shape)})"
             )
-        return a._view_of(TensorData(a._data.storage, shape, strides, a._data.offset))
+        return a._view_of(a._data.restrided(shape, strides))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
@@ -68,9 +68,9 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Tensor:
-        ctx.input_shape = a.shape
-        strides = expand_strides(a.shape, a._data.strides, shape)
-        return a._view_of(TensorData(a._data.storage, shape, strides, a._data.offset))
+        ctx.input_shape = a._data.shape
+        strides = expand_strides(a._data.shape, a._data.strides, shape)
+        return a._view_of(a._data.restrided(shape, tuple(strides)))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
