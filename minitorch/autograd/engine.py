@@ -139,8 +139,9 @@ def run_backward(
             if grad is None:
                 continue
             if node.num_outputs == 1:
-                grad = _run_tensor_hooks(node, grad)
-                if id(node) in captured:
+                if node.tensor_pre_hooks or node.retains_grad_hook is not None:
+                    grad = _run_tensor_hooks(node, grad)
+                if captured and id(node) in captured:
                     slot = captured[id(node)]
                     results[slot] = grad if results[slot] is None else results[slot] + grad
                 if isinstance(node, AccumulateGrad):
