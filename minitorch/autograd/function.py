@@ -444,11 +444,14 @@ class Function:
         previous = mode.enabled
         record = previous and True in needs_input_grad
         ctx = Context(needs_input_grad)
-        mode.enabled = False
-        try:
+        if previous:
+            mode.enabled = False
+            try:
+                out = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
+            finally:
+                mode.enabled = True
+        else:  # already off (backward, no_grad): nothing to switch
             out = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
-        finally:
-            mode.enabled = previous
         if type(out) is tuple:
             for output in out:
                 if isinstance(output, tensor) and output._base is not None:
