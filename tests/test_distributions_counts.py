@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch.distributions.gamma_family import standard_gamma
+from minitorch.distributions.numpy_draws import standard_gamma
 from minitorch.distributions.gamma_reparam import gamma_draw_slope, standard_gamma_rsample
 
 #: draws for the moment tests, and how many standard errors a moment may be off

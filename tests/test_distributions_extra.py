@@ -119,23 +119,21 @@ VALUES: dict[str, Callable[[ModuleType], Any]] = {
     "beta": lambda lib: f64(lib, [[0.25, 0.5, 0.01], [0.9, 0.3, 0.7]]),
     "dirichlet": lambda lib: f64(lib, [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3], [0.1, 0.1, 0.8]]),
 }
-#: PyTorch's gamma family has an rsample (implicit reparameterization); minitorch's does not
-NO_RSAMPLE_HERE = ("gamma", "beta", "dirichlet")
 #: those with closed-form cdf/icdf in PyTorch (through the transforms for the transformed ones)
 WITH_CDF = ("exponential", "laplace", "cauchy", "lognormal", "halfnormal", "gumbel", "tanh_normal", "exp_negated")
 #: those whose entropy PyTorch computes (a TransformedDistribution has none in general)
 WITH_ENTROPY = tuple(name for name in MAKERS if name not in ("tanh_normal", "sigmoid_power", "affine_event", "exp_negated"))
 WITH_MOMENTS = tuple(name for name in WITH_ENTROPY)
 REPARAMETERIZED = ("exponential", "laplace", "cauchy", "lognormal", "halfnormal", "gumbel", "independent", "independent_2",
-                   "mvn_cov", "mvn_prec", "mvn_tril", "mvn_diag", "tanh_normal", "sigmoid_power", "affine_event", "exp_negated")
+                   "mvn_cov", "mvn_prec", "mvn_tril", "mvn_diag", "tanh_normal", "sigmoid_power", "affine_event", "exp_negated",
+                   "gamma", "beta", "dirichlet")
 
 
 def _facts(name: str, lib: ModuleType) -> list[Any]:
     d = MAKERS[name](lib)
     value = VALUES[name](lib)
-    facts = [d.batch_shape, d.event_shape, d.log_prob(value), repr(d.support).replace("minitorch.", "torch.")]
-    if name not in NO_RSAMPLE_HERE:
-        facts += [d.has_rsample]
+    facts = [d.batch_shape, d.event_shape, d.log_prob(value), repr(d.support).replace("minitorch.", "torch."),
+             d.has_rsample]
     if name in WITH_ENTROPY:
         facts += [d.entropy()]
     if name in WITH_MOMENTS:

@@ -15,6 +15,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .location_scale import Cauchy, Laplace
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .poisson import Poisson
 from .student_t import StudentT
@@ -33,8 +34,8 @@ from .transforms import (
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "ComposeTransform",
-    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
-    "Laplace", "LogNormal", "LowRankMultivariateNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
-    "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-    "constraints", "kl_divergence", "register_kl", "transforms",
+    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
+    "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "Multinomial", "MultivariateNormal", "Normal",
+    "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
+    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
 ]

@@ -3,10 +3,25 @@ simplex, with :math:`\log\Gamma` (``lgamma``) in the normalizers and :math:`\psi
 the entropies.
 
 Draws come from NumPy's gamma sampler on the stream of minitorch's generator of the parameters'
-device (``Beta``: :math:`G_1/(G_1 + G_0)`, ``Dirichlet``: :math:`G_k/\sum_j G_j`). Unlike PyTorch
-there is no ``rsample`` yet: the gradient of a draw with respect to the concentration (PyTorch's
-implicit reparameterization) is in :mod:`.gamma_reparam`, used so far by ``StudentT`` only;
-``sample`` (outside the graph), ``log_prob`` and ``entropy`` are complete.
+device, and every draw is reparameterized (``rsample``), as in PyTorch; ``sample`` is ``rsample``
+outside the graph, so after the same seed the two give the same numbers. A standard gamma draw
+:math:`G \sim \mathrm{Gamma}(\alpha, 1)` carries the implicit gradient :math:`dG/d\alpha` of
+:mod:`.gamma_reparam` (its quantile held fixed).
+
+- ``Gamma``: :math:`x = G/\beta`, at least the smallest normal number.
+- ``Dirichlet``: :math:`x_k = G_k/S`, :math:`S = \sum_j G_j`, drawn and normalized in float64, then
+  rounded and kept inside :math:`[\mathrm{tiny}, 1)` (as PyTorch). Its Jacobian is
+
+  .. math:: \frac{\partial x_j}{\partial\alpha_k} = (\delta_{jk} - x_j)\, c_k, \qquad
+            c_k = \frac{1}{S}\frac{dG_k}{d\alpha_k}.
+
+  PyTorch's has the same form with :math:`c_k` replaced by its conditional expectation given
+  :math:`x`: the implicit gradient of the marginal :math:`x_k \sim \mathrm{Beta}(\alpha_k, \alpha_0 - \alpha_k)`
+  divided by :math:`1 - x_k` (``torch._dirichlet_grad``). Both are unbiased and give the same
+  expected gradient of any :math:`\mathbb{E}[f(x)]`; draw by draw they differ, and this one (which
+  still depends on :math:`S`) has the larger variance.
+- ``Beta``: the first coordinate of the two-category ``Dirichlet`` of :math:`(a, b)`, as PyTorch:
+  :math:`x = G_1/(G_1 + G_0)`.
 """
 
 from __future__ import annotations
@@ -15,20 +30,54 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
+from .. import dtypes
+from ..autograd.function import Context, Function
 from ..creation import eye, stack
 from ..creation import tensor as make_tensor
-from ..generator import default_generator_of
 from ..tensor import Tensor
+from ..type_info import finfo
 from . import constraints
 from .distribution import Distribution, broadcast_all
+from .gamma_reparam import gamma_draw_slope, standard_gamma_rsample
+from .numpy_draws import host_array, standard_gamma_host
+
+#: the smallest normal float64: a float64 gamma draw is at least this (PyTorch's ``_sample_dirichlet``)
+FLOAT64_TINY = float(np.finfo(np.float64).tiny)
 
 
-def standard_gamma(concentration: Tensor, shape: Sequence[int]) -> Tensor:
-    """Draws of :math:`\\mathrm{Gamma}(\\alpha, 1)` of ``shape`` (``concentration`` broadcast to it), outside the graph."""
-    alpha = np.broadcast_to(concentration.detach().to("cpu").numpy(), tuple(shape))
-    drawn = default_generator_of(concentration.device.type).numpy_generator().standard_gamma(alpha)
-    return make_tensor(np.asarray(drawn), dtype=concentration.dtype, device=concentration.device)
+def _inside_unit_interval(dtype: dtypes.dtype) -> tuple[float, float]:
+    """The smallest normal number and the largest number below 1 of ``dtype`` (1 less half an epsilon)."""
+    info = finfo(dtype)
+    return info.tiny, 1.0 - info.eps / 2
+
+
+class _Dirichlet(Function):
+    r"""Draws :math:`x \sim \mathrm{Dir}(\alpha)`, one per row of ``concentration`` (the categories last);
+    backward gives :math:`\bar\alpha_k = c_k(\bar x_k - \sum_j x_j \bar x_j)`,
+    :math:`c_k = \frac{1}{S}\frac{dG_k}{d\alpha_k}`."""
+
+    #: PyTorch's, the node of its own (Python) Function ``_Dirichlet``
+    grad_fn_name = "_DirichletBackward"
+
+    @staticmethod
+    def forward(ctx: Context, concentration: Tensor) -> Tensor:
+        gammas = np.maximum(standard_gamma_host(concentration, tuple(concentration.shape)), FLOAT64_TINY)
+        total = gammas.sum(-1, keepdims=True)
+        ctx.gammas, ctx.total = gammas, total
+        ctx.save_for_backward(concentration)
+        low, high = _inside_unit_interval(concentration.dtype)
+        draws = make_tensor(gammas / total, dtype=concentration.dtype, device=concentration.device)
+        return draws.clamp(low, high)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (concentration,) = ctx.saved_tensors
+        alpha = host_array(concentration, tuple(concentration.shape)).astype(np.float64)
+        scaled_slope = gamma_draw_slope(alpha, ctx.gammas) / ctx.total  # c_k
+        draws = ctx.gammas / ctx.total
+        upstream = grad.detach().to("cpu").numpy().astype(np.float64)
+        result = scaled_slope * (upstream - (draws * upstream).sum(-1, keepdims=True))
+        return make_tensor(result, dtype=grad.dtype, device=grad.device)
 
 
 class Gamma(Distribution):
@@ -37,6 +86,7 @@ class Gamma(Distribution):
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
+    has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any, validate_args: Optional[bool] = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -54,10 +104,13 @@ class Gamma(Distribution):
     def variance(self) -> Tensor:
         return self.concentration / self.rate.pow(2)
 
-    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        with no_grad():
-            shape = self._extended_shape(sample_shape)
-            return standard_gamma(self.concentration, shape) / self.rate.detach()
+    def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
+        r""":math:`G/\beta`, :math:`G \sim \mathrm{Gamma}(\alpha, 1)` differentiable in :math:`\alpha` (implicitly)
+        and in :math:`\beta`; raised to the smallest normal number outside the graph, as PyTorch."""
+        shape = self._extended_shape(sample_shape)
+        value = standard_gamma_rsample(self.concentration, shape) / self.rate.expand(*shape)
+        value.detach().clamp_(min=finfo(value.dtype).tiny)
+        return value
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._validate_sample(value)
@@ -77,6 +130,7 @@ class Dirichlet(Distribution):
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
+    has_rsample = True
 
     def __init__(self, concentration: Tensor, validate_args: Optional[bool] = None) -> None:
         if concentration.dim() < 1:
@@ -103,10 +157,10 @@ class Dirichlet(Distribution):
         total = self.concentration.sum(-1, keepdim=True)
         return self.concentration * (total - self.concentration) / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        with no_grad():
-            draws = standard_gamma(self.concentration, self._extended_shape(sample_shape))
-            return draws / draws.sum(-1, keepdim=True)
+    def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
+        r""":math:`G_k/\sum_j G_j`, differentiable in :math:`\alpha` through the implicit gradients of the
+        :math:`G_k`."""
+        return _Dirichlet.apply(self.concentration.expand(*self._extended_shape(sample_shape)))
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._validate_sample(value)
@@ -129,6 +183,7 @@ class Beta(Distribution):
 
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(self, concentration1: Any, concentration0: Any, validate_args: Optional[bool] = None) -> None:
         ones, zeros = broadcast_all(concentration1, concentration0)
@@ -164,8 +219,9 @@ class Beta(Distribution):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        return self._dirichlet.sample(sample_shape)[..., 0]
+    def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
+        r""":math:`G_1/(G_1 + G_0)`: the first coordinate of the ``Dirichlet`` draw of :math:`(a, b)`."""
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._validate_sample(value)

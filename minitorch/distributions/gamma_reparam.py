@@ -32,7 +32,7 @@ from ..creation import tensor as make_tensor
 from ..dtypes import float64
 from ..tensor import Tensor
 from ..type_info import finfo
-from .gamma_family import standard_gamma
+from .numpy_draws import standard_gamma
 
 #: relative size below which the rest of the series no longer changes the float64 sum
 SERIES_TOLERANCE = float(np.finfo(np.float64).eps)

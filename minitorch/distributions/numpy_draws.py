@@ -1,5 +1,5 @@
 """Draws from NumPy's samplers on the stream of minitorch's generator of a tensor's device, for
-the distributions whose sampler minitorch has no op for (Poisson, binomial); outside the graph."""
+the distributions whose sampler minitorch has no op for (gamma, Poisson, binomial); outside the graph."""
 
 from __future__ import annotations
 
@@ -22,9 +22,20 @@ def host_array(value: Tensor, shape: Sequence[int]) -> np.ndarray:
     return np.broadcast_to(value.detach().to("cpu").numpy(), tuple(shape))
 
 
+def standard_gamma_host(concentration: Tensor, shape: Sequence[int]) -> np.ndarray:
+    """Float64 draws of :math:`\\mathrm{Gamma}(\\alpha, 1)` of ``shape`` (``concentration`` broadcast to it), on the host."""
+    return numpy_generator_of(concentration).standard_gamma(host_array(concentration, shape))
+
+
+def standard_gamma(concentration: Tensor, shape: Sequence[int]) -> Tensor:
+    """Draws of :math:`\\mathrm{Gamma}(\\alpha, 1)` of ``shape`` as a tensor of ``concentration``'s dtype and device."""
+    drawn = standard_gamma_host(concentration, shape)
+    return make_tensor(np.asarray(drawn), dtype=concentration.dtype, device=concentration.device)
+
+
 def as_draws(drawn: Any, like: Tensor) -> Tensor:
     """NumPy draws as a tensor of ``like``'s dtype and device."""
     return make_tensor(np.asarray(drawn, dtype=np.float64), dtype=like.dtype, device=like.device)
 
 
-__all__ = ["as_draws", "host_array", "numpy_generator_of"]
+__all__ = ["as_draws", "host_array", "numpy_generator_of", "standard_gamma", "standard_gamma_host"]
