@@ -118,3 +118,18 @@ def test_backend_sends_small_products_to_the_small_kernel(monkeypatch: pytest.Mo
     monkeypatch.setattr(cpu, "use_small_kernel", False)
     check(CPU.matmul, sample(rng, (8, 8), F32), sample(rng, (8, 8), F32))
     assert calls[4:] == ["dot"]
+
+
+def test_an_equal_dtype_object_takes_the_same_kernel() -> None:
+    """``np.dtype('<f4')`` equals float32 but is another object (a loaded checkpoint's arrays carry
+    it): the product must come from the same kernel, bit for bit, not from another that rounds
+    differently."""
+    rng = np.random.default_rng(21)
+    a, b = sample(rng, (5, 7), F32), sample(rng, (7, 3), F32)
+    little = np.dtype(np.float32).newbyteorder("<")
+    assert little == F32 and little is not F32
+    expected = make_view(np.zeros((5, 3), F32))
+    CPU.matmul(make_view(a), make_view(b), expected)
+    out = make_view(np.zeros((5, 3), F32))
+    CPU.matmul(make_view(a.view(little)), make_view(b.view(little)), out)
+    np.testing.assert_array_equal(out.numpy_view(), expected.numpy_view())

@@ -393,8 +393,12 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
 def _one_float_dtype(a: TensorData, b: TensorData, out: TensorData) -> bool:
     """Whether ``a``, ``b`` and ``out`` are all float32 or all float64: what BLAS and the
     outer-product and small kernels take."""
-    dtype = out.storage.dtype
-    return (dtype is _FLOAT32 or dtype is _FLOAT64) and a.storage.dtype is dtype and b.storage.dtype is dtype
+    dtype, a_dtype, b_dtype = out.storage.dtype, a.storage.dtype, b.storage.dtype
+    if (dtype is _FLOAT32 or dtype is _FLOAT64) and a_dtype is dtype and b_dtype is dtype:
+        return True  # NumPy's own dtype objects: the common case, compared by identity
+    # an equal dtype may be another object (``np.dtype('<f4')``, as a loaded checkpoint's arrays
+    # have): the same kernel must take it, or the same product would round differently
+    return dtype in _BLAS_DTYPES and a_dtype == dtype and b_dtype == dtype
 
 
 def outer_matmul_fits(a: TensorData, b: TensorData, out: TensorData) -> bool:

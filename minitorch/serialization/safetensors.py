@@ -203,7 +203,7 @@ def load_safetensors(f: FileLike, device: DeviceLike = "cpu") -> dict[str, Tenso
             raw = _read_exactly(stream, end - begin, name)
             if d is dtypes.bool_ and raw.size and raw.max() > 1:
                 raise _bad(f"bool tensor {name!r:.80} has bytes other than 0 and 1")
-            values = raw.view(little_endian(d)).astype(d.numpy, copy=False).reshape(shape)
+            values = raw.view(little_endian(d)).astype(d.numpy, copy=False).view(d.numpy).reshape(shape)  # NumPy's own dtype object
             out[name] = move_to(Tensor._from_numpy_array(values), device or "cpu")
         return out
 
