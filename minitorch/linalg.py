@@ -20,6 +20,7 @@ from .ops.decompositions import (
     svd,
     svdvals,
 )
+from .ops.lstsq import lstsq
 from .ops.products import linalg_cross as cross
 from .ops.reductions_extra import matrix_norm, vector_norm
 from .tensor import Tensor
@@ -52,7 +53,7 @@ def norm(A: Tensor, ord: Any = None, dim: Optional[Union[int, tuple[int, ...]]] 
 
 
 __all__ = [
-    "LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "matrix_exp",
-    "matrix_norm", "matrix_power", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
-    "vector_norm",
+    "LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "lstsq",
+    "matrix_exp", "matrix_norm", "matrix_power", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd",
+    "svdvals", "vector_norm",
 ]

@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from ..type_info import finfo
 from . import constraints
 from .constraints import Constraint
-from .distribution import Distribution, as_tensor
+from .distribution import Distribution, as_tensor, broadcast_all
 
 
 def _clamped(probs: Tensor) -> Tensor:
@@ -97,7 +97,10 @@ class Categorical(Distribution):
         return picked.gather(-1, value.expand(*shape).unsqueeze(-1)).squeeze(-1)
 
     def entropy(self) -> Tensor:
-        return -(self.logits * self.probs).sum(-1)
+        r""":math:`-\sum_k p_k \log p_k`, with a logit of :math:`-\infty` (a zero probability) raised to the
+        dtype's lowest finite number first, as PyTorch does: its term is then :math:`0`, not NaN."""
+        logits = self.logits.clamp(min=finfo(self.logits.dtype).min)
+        return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         values = arange(self._num_events, device=self.probs.device).view((-1,) + (1,) * len(self.batch_shape))
@@ -156,10 +159,8 @@ class Bernoulli(BinaryParameters, Distribution):
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._validate_sample(value)  # before logits are computed: the repr in its message shows what was given
-        logits = self.logits
-        value = as_tensor(value, logits)
-        return -binary_cross_entropy_with_logits(logits.expand(*value.shape) if value.dim() > logits.dim() else logits,
-                                                 value, reduction="none")
+        logits, value = broadcast_all(self.logits, value)  # (32, 1) logits and a (12,) value give (32, 12)
+        return -binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self) -> Tensor:
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")

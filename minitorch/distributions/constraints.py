@@ -162,6 +162,22 @@ class _HalfOpenInterval(_Interval):
         return (self.lower_bound <= value) & (value < self.upper_bound)
 
 
+class _Multinomial(Constraint):
+    r"""Count vectors :math:`x` with :math:`x_k \ge 0` and :math:`\sum_k x_k \le` ``upper_bound``.
+
+    PyTorch checks only this, weaker, condition: the entries need not be integers, nor sum to exactly
+    the bound (the Multinomial's ``log_prob`` takes the count from the value)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
 class _Simplex(Constraint):
     r"""Vectors with :math:`x_i \ge 0` and :math:`\sum_i x_i = 1` (to within :math:`10^{-6}`)."""
 
@@ -251,6 +267,7 @@ greater_than_eq = _GreaterThanEq
 less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
+multinomial = _Multinomial
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
@@ -260,7 +277,7 @@ positive_definite = _PositiveDefinite()
 
 __all__ = [
     "Constraint", "boolean", "dependent", "greater_than", "greater_than_eq", "half_open_interval",
-    "independent", "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky", "nonnegative",
-    "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer", "real", "real_vector",
-    "simplex", "square", "symmetric", "unit_interval",
+    "independent", "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky", "multinomial",
+    "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer", "real",
+    "real_vector", "simplex", "square", "symmetric", "unit_interval",
 ]

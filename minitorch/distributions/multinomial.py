@@ -20,7 +20,6 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..creation import tensor as make_tensor
 from ..tensor import Tensor
-from ..type_info import finfo
 from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
@@ -30,20 +29,6 @@ from .numpy_draws import as_draws, host_array, numpy_generator_of
 
 #: PyTorch's error for a ``total_count`` that is not one Python int
 INHOMOGENEOUS_COUNT_MESSAGE = "inhomogeneous total_count is not supported"
-
-
-class _Multinomial(Constraint):
-    r"""Count vectors: :math:`x_k \ge 0` and :math:`\sum_k x_k \le n`. PyTorch's (weaker) check: the
-    entries need not be integers, nor sum to exactly :math:`n`. Its repr is PyTorch's ``Multinomial()``."""
-
-    is_discrete = True
-    event_dim = 1
-
-    def __init__(self, upper_bound: int) -> None:
-        self.upper_bound = upper_bound
-
-    def check(self, value: Tensor) -> Tensor:
-        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
 
 
 class Multinomial(Distribution):
@@ -75,7 +60,7 @@ class Multinomial(Distribution):
 
     @property
     def support(self) -> Constraint:  # type: ignore[override]
-        return _Multinomial(self.total_count)
+        return constraints.multinomial(self.total_count)
 
     @property
     def logits(self) -> Tensor:
@@ -120,11 +105,9 @@ class Multinomial(Distribution):
         r""":math:`n H(p) - \log n! + \sum_k \sum_{j=1}^{n} \binom{n}{j} p_k^j (1 - p_k)^{n - j} \log j!`.
 
         As in PyTorch, :math:`\log n!` is taken of an integer tensor, so in the default float dtype, and
-        :math:`H(p)` is the categorical entropy with a logit of :math:`-\infty` raised to the lowest
-        finite number (minitorch's ``Categorical.entropy`` gives NaN there)."""
+        :math:`H(p)` is the categorical entropy (finite where a logit is :math:`-\infty`)."""
         count = make_tensor(self.total_count)
-        logits = self.logits.clamp(min=finfo(self.logits.dtype).min)  # 0 log 0 = 0 where a logit is -inf, as PyTorch
-        categorical_entropy = -(logits * self.probs).sum(-1)
+        categorical_entropy = self._categorical.entropy()
         support = self._binomial.enumerate_support(expand=False)[1:]
         marginal_probs = self._binomial.log_prob(support).exp()
         weighted = (marginal_probs * (support + 1).lgamma()).sum([0, -1])
