@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from distribution_oracle import compare
 
 LIBS = ("minitorch", "torch")
 INF = float("inf")
@@ -33,22 +34,6 @@ def _tensor(lib: ModuleType, values: Any, dtype: str = "float64", grad: bool = F
 
 def _text(value: Any) -> str:
     return str(value).replace("minitorch.", "torch.")
-
-
-def assert_same(ours: Any, theirs: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
-    """Same shape, dtype and values (NaN where PyTorch has NaN), or the same plain value."""
-    if hasattr(theirs, "detach"):
-        assert tuple(ours.shape) == tuple(theirs.shape)
-        assert str(ours.dtype).rsplit(".")[-1] == str(theirs.dtype).rsplit(".")[-1]
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol, equal_nan=True)
-    else:
-        assert ours == theirs
-
-
-def compare(torch_ref: ModuleType, build: Callable[[ModuleType], list[Any]], rtol: float = 1e-10,
-            atol: float = 1e-12) -> None:
-    for ours, theirs in zip(build(minitorch), build(torch_ref), strict=True):
-        assert_same(ours, theirs, rtol, atol)
 
 
 # ---------------------------------------------------------------------- 1. entropy at a zero probability

@@ -22,32 +22,13 @@ import pytest
 import minitorch
 from minitorch.distributions.numpy_draws import standard_gamma
 from minitorch.distributions.gamma_reparam import gamma_draw_slope, standard_gamma_rsample
+from distribution_oracle import compare, f64
 
 #: draws for the moment tests, and how many standard errors a moment may be off
 DRAWS = 20000
 SIGMAS = 5.0
 #: PyTorch's closed-form approximation of the Gamma draw's gradient is good to about this (relative)
 TORCH_GAMMA_GRAD_RTOL = 5e-3
-
-
-def f64(lib: ModuleType, values: Any) -> Any:
-    return lib.tensor(values, dtype=lib.float64)
-
-
-def assert_same(ours: Any, theirs: Any, rtol: float = 1e-10) -> None:
-    if hasattr(theirs, "detach"):
-        assert tuple(ours.shape) == tuple(theirs.shape)
-        assert str(ours.dtype).rsplit(".")[-1] == str(theirs.dtype).rsplit(".")[-1]
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=1e-12, equal_nan=True)
-    elif isinstance(theirs, (tuple, list)) and not hasattr(theirs, "numel"):
-        assert tuple(ours) == tuple(theirs)
-    else:
-        assert ours == theirs
-
-
-def compare(torch_ref: ModuleType, build: Callable[[ModuleType], list[Any]], rtol: float = 1e-10) -> None:
-    for ours, theirs in zip(build(minitorch), build(torch_ref), strict=True):
-        assert_same(ours, theirs, rtol)
 
 
 def _text(value: Any) -> str:

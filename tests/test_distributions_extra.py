@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from distribution_oracle import compare, f64
 
 LIBS = ("minitorch", "torch")
 #: draws for the moment tests, and how many standard errors a moment may be off
@@ -24,28 +25,8 @@ DRAWS = 20000
 SIGMAS = 5.0
 
 
-def f64(lib: ModuleType, values: Any) -> Any:
-    return lib.tensor(values, dtype=lib.float64)
-
-
 def both(torch_ref: ModuleType) -> tuple[ModuleType, ModuleType]:
     return minitorch, torch_ref
-
-
-def assert_same(ours: Any, theirs: Any, rtol: float = 1e-10) -> None:
-    if hasattr(theirs, "detach"):
-        assert tuple(ours.shape) == tuple(theirs.shape)
-        assert str(ours.dtype).rsplit(".")[-1] == str(theirs.dtype).rsplit(".")[-1]
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=1e-12, equal_nan=True)
-    elif isinstance(theirs, (tuple, list)) and not hasattr(theirs, "numel"):
-        assert tuple(ours) == tuple(theirs)
-    else:
-        assert ours == theirs
-
-
-def compare(torch_ref: ModuleType, build: Callable[[ModuleType], list[Any]], rtol: float = 1e-10) -> None:
-    for ours, theirs in zip(build(minitorch), build(torch_ref), strict=True):
-        assert_same(ours, theirs, rtol)
 
 
 # --- the distributions, each with parameters of batch shape (2, 3) and a value of that shape -----

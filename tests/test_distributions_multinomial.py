@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from distribution_oracle import compare, f64
 
 #: draws for the moment tests, and how many standard errors a moment may be off
 DRAWS = 20000
@@ -27,28 +28,8 @@ PROBS = [[0.2, 0.3, 0.5, 0.0], [1.0, 1.0, 2.0, 4.0]]  # unnormalized in the seco
 LOGITS = [[0.0, -1.0, 2.0, 0.5], [3.0, float("-inf"), 0.0, -2.0]]
 
 
-def f64(lib: ModuleType, values: Any) -> Any:
-    return lib.tensor(values, dtype=lib.float64)
-
-
 def _text(value: Any) -> str:
     return str(value).replace("minitorch.", "torch.")
-
-
-def assert_same(ours: Any, theirs: Any, rtol: float = 1e-10) -> None:
-    if hasattr(theirs, "detach"):
-        assert tuple(ours.shape) == tuple(theirs.shape)
-        assert str(ours.dtype).rsplit(".")[-1] == str(theirs.dtype).rsplit(".")[-1]
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=1e-12, equal_nan=True)
-    elif isinstance(theirs, (tuple, list)) and not hasattr(theirs, "numel"):
-        assert tuple(ours) == tuple(theirs)
-    else:
-        assert ours == theirs
-
-
-def compare(torch_ref: ModuleType, build: Callable[[ModuleType], list[Any]], rtol: float = 1e-10) -> None:
-    for ours, theirs in zip(build(minitorch), build(torch_ref), strict=True):
-        assert_same(ours, theirs, rtol)
 
 
 MAKERS: dict[str, Callable[[ModuleType], Any]] = {

@@ -25,6 +25,7 @@ import pytest
 import minitorch
 from minitorch.distributions.numpy_draws import standard_gamma
 from minitorch.distributions.gamma_reparam import gamma_draw_slope
+from distribution_oracle import f64
 
 #: draws for the expectation tests, and how many standard errors a mean may be off
 DRAWS = 20000
@@ -47,10 +48,6 @@ FAMILIES: dict[str, Callable[[ModuleType, Any, Any], Any]] = {
     "dirichlet": lambda lib, a, b: lib.distributions.Dirichlet(a),
 }
 SECOND = {"gamma": RATE, "beta": CONCENTRATION0, "dirichlet": RATE}
-
-
-def f64(lib: ModuleType, values: Any) -> Any:
-    return lib.tensor(values, dtype=lib.float64)
 
 
 def _weights(shape: tuple[int, ...]) -> np.ndarray:
