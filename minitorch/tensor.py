@@ -84,11 +84,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def _make(cls, data: TensorData, on: device = CPU, requires_grad: bool = False) -> "Tensor":
         """Wrap existing ``TensorData`` (no copy)."""
         t = Tensor.__new__(Tensor)
-        # :meth:`_init_fields` written out: every op's result is made here
-        t._data = data
-        t._device = on
-        t._requires_grad = requires_grad
-        t._version_counter = [0]
+        t._init_fields(data, on, requires_grad)
         return t
 
     @classmethod

@@ -15,6 +15,8 @@ LLVM vectorises (``reassoc`` lets it sum in SIMD lanes). Any strides work.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -33,11 +35,11 @@ def multiply_matrix(
     out: np.ndarray, out_base: int, out_row: int, out_col: int,
     a: np.ndarray, a_base: int, a_row: int, a_col: int,
     b: np.ndarray, b_base: int, b_row: int, b_col: int,
-    n: int, k: int, m: int, columns: np.ndarray, row: np.ndarray,
+    n: int, k: int, m: int, columns: np.ndarray, row: np.ndarray, zero: Any,
 ) -> None:
     """One ``(n, k) @ (k, m)`` product, each matrix given by its first element and its row and
-    column strides; ``columns`` (``m * k``) and ``row`` (``k``) are scratch."""
-    zero = np.zeros(1, out.dtype)[0]
+    column strides; ``columns`` (``m * k``) and ``row`` (``k``) are scratch, ``zero`` is 0 in
+    ``out``'s dtype (made once by the caller, not once per matrix)."""
     for j in range(m):
         for p in range(k):
             columns[j * k + p] = b[b_base + p * b_row + j * b_col]
@@ -64,11 +66,12 @@ def small_matmul_kernel(
     n, m = shape[rank - 2], shape[rank - 1]
     columns = np.empty(m * k, b.dtype)  # column j of b's matrix at j * k
     row = np.empty(k, a.dtype)
+    zero = np.zeros(1, out.dtype)[0]
     for matrix in range(count(shape[: rank - 2])):
         a_base, b_base, out_base = matrix_offsets(matrix, shape, a_strides, b_strides, out_strides)
         multiply_matrix(out, out_base, out_strides[rank - 2], out_strides[rank - 1],
                         a, a_base, a_strides[rank - 2], a_strides[rank - 1],
-                        b, b_base, b_strides[rank - 2], b_strides[rank - 1], n, k, m, columns, row)
+                        b, b_base, b_strides[rank - 2], b_strides[rank - 1], n, k, m, columns, row, zero)
 
 
 @njit(**SMALL_OPTIONS)
@@ -80,4 +83,4 @@ def small_matrix_kernel(
     then converts three arrays and nine integers instead of seven arrays (8x8: 0.6 us against
     0.74, before the layout arrays that need not be looked up)."""
     multiply_matrix(out, 0, out_row, out_col, a, 0, a_row, a_col, b, 0, b_row, b_col, n, k, m,
-                    np.empty(m * k, b.dtype), np.empty(k, a.dtype))
+                    np.empty(m * k, b.dtype), np.empty(k, a.dtype), np.zeros(1, out.dtype)[0])

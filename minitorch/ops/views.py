@@ -70,7 +70,7 @@ class Expand(Function):
     def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Tensor:
         ctx.input_shape = a._data.shape
         strides = expand_strides(a._data.shape, a._data.strides, shape)
-        return a._view_of(a._data.restrided(shape, tuple(strides)))
+        return a._view_of(a._data.restrided(shape, strides))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
