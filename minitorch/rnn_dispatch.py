@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional, cast
 
 from . import dtypes
 from .backends.base import RecurrentKernels, offers
-from .dispatch import _result, backend_of
+from .dispatch import _result, backend_of, map_op
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -105,22 +105,35 @@ def lstm_forward_op(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor", re
     return sequence
 
 
-def lstm_backward_op(grad: "Tensor", w_hh: "Tensor", c0: "Tensor", sequence: LstmSequence,
-                     reverse: bool) -> tuple["Tensor", "Tensor", "Tensor"]:
-    """``(grad_pre, grad_h0, grad_c0)`` from ``grad`` ``(T, B, 2H)``, the gradients of the hidden and
-    cell states of every step side by side."""
+def _gradient_or_zeros(grad: "Optional[Tensor]", what: str, shape: tuple[int, ...], like: "Tensor") -> "Tensor":
+    """A fresh contiguous copy of ``grad`` (the kernels write into it), zeros where it is None;
+    a ValueError unless it is of ``shape`` and of ``like``'s dtype and device."""
+    dtype, device = like._data.dtype, like._device
+    if grad is None:
+        zeros = _result(shape, dtype, device)
+        zeros._raw_fill(0)
+        return zeros
+    if grad._data.shape != shape or grad._data.dtype is not dtype or grad._device != device:
+        raise ValueError(f"lstm backward: the gradient of the {what} must be {list(shape)} {dtype} on {device}; "
+                         f"got {list(grad.shape)} {grad.dtype} {grad.device}")
+    return map_op("copy", grad)
+
+
+def lstm_backward_op(grad_h: "Optional[Tensor]", grad_c: "Optional[Tensor]", w_hh: "Tensor", c0: "Tensor",
+                     sequence: LstmSequence, reverse: bool) -> tuple["Tensor", "Tensor", "Tensor"]:
+    """``(grad_pre, grad_h0, grad_c0)`` from ``grad_h`` ``(T, B, H)``, the gradient of the hidden
+    state of every step, and ``grad_c`` ``(B, H)``, that of the final cell state (None: zero)."""
     steps, batch, width = sequence.gates._data.shape
     size = width // LSTM_GATES
-    dtype, device = sequence.gates._data.dtype, sequence.gates._device
-    if grad._data.shape != (steps, batch, 2 * size) or grad._data.dtype is not dtype or grad._device != device:
-        raise ValueError(f"lstm backward: the gradient must be {[steps, batch, 2 * size]} {dtype} on {device}; "
-                         f"got {list(grad.shape)} {grad.dtype} {grad.device}")
+    grad_h = _gradient_or_zeros(grad_h, "hidden states", (steps, batch, size), sequence.gates)
+    grad_c0 = _gradient_or_zeros(grad_c, "final cell state", (batch, size), sequence.gates)  # carried back in place
     kernels = _kernels(sequence.gates, w_hh, c0, c0)  # the gates stand where xw stood: (T, B, 4H)
-    grad, c0 = grad.contiguous(), c0.contiguous()
+    c0 = c0.contiguous()
+    dtype, device = sequence.gates._data.dtype, sequence.gates._device
     grad_pre = _result((steps, batch, width), dtype, device)
-    grad_h0, grad_c0 = _result((batch, size), dtype, device), _result((batch, size), dtype, device)
+    grad_h0 = _gradient_or_zeros(None, "final hidden state", (batch, size), sequence.gates)  # h_n's own arrives in grad_h
     if steps and batch and size:
-        kernels.lstm_backward(grad._data, w_hh._data, reverse, sequence.gates._data, sequence.slopes._data,
+        kernels.lstm_backward(grad_h._data, w_hh._data, reverse, sequence.gates._data, sequence.slopes._data,
                               sequence.tanh_c._data, sequence.cs._data, c0._data, grad_h0._data,
                               grad_c0._data, grad_pre._data)
     return grad_pre, grad_h0, grad_c0

@@ -1,7 +1,7 @@
 """Independent gradient oracle for tensor tests: autograd against central differences.
 
-``gradcheck(fn, *inputs)`` reduces ``fn(*inputs)`` to a scalar with a fixed random
-weight per output element, backpropagates it, and compares each input's ``.grad`` with
+``gradcheck(fn, *inputs)`` reduces ``fn(*inputs)`` (a tensor or a tuple of them) to a scalar
+with a fixed random weight per output element, backpropagates it, and compares each input's ``.grad`` with
 the slope measured by nudging that input element by element on NumPy copies. Only the
 forward of ``fn`` is trusted by the oracle, so a wrong backward rule cannot hide.
 """
@@ -20,8 +20,13 @@ def _values(out: Any) -> np.ndarray:
     return np.array(out.detach().numpy(), dtype=np.float64)
 
 
+def _outputs(out: Any) -> tuple[minitorch.Tensor, ...]:
+    """``fn``'s result as a tuple of tensors (one tensor, or the several an op returns)."""
+    return tuple(out) if isinstance(out, tuple) else (out,)
+
+
 def gradcheck(
-    fn: Callable[..., minitorch.Tensor],
+    fn: Callable[..., Any],
     *inputs: Any,
     eps: float = 1e-6,
     atol: float = 1e-5,
@@ -41,9 +46,10 @@ def gradcheck(
         assert inputs[i].is_leaf, f"input {i} must be a leaf tensor"
         inputs[i].grad = None
 
-    out = fn(*inputs)
-    weights = np.random.default_rng(seed).standard_normal(tuple(out.shape))
-    (out * minitorch.tensor(weights, dtype=minitorch.float64)).sum().backward()
+    outputs = _outputs(fn(*inputs))
+    rng = np.random.default_rng(seed)
+    weights = [rng.standard_normal(tuple(out.shape)) for out in outputs]
+    sum(((out * minitorch.tensor(w, dtype=minitorch.float64)).sum() for out, w in zip(outputs, weights))).backward()
 
     base = {i: np.array(inputs[i].detach().numpy(), dtype=np.float64) for i in checked}
 
@@ -52,7 +58,7 @@ def gradcheck(
         for j in checked:
             args[j] = minitorch.tensor(array if j == i else base[j], dtype=minitorch.float64)
         with minitorch.no_grad():
-            return float(np.sum(weights * _values(fn(*args))))
+            return float(sum(np.sum(w * _values(out)) for out, w in zip(_outputs(fn(*args)), weights)))
 
     for i in checked:
         numeric = np.zeros_like(base[i])

@@ -174,8 +174,10 @@ def test_the_dispatch_refuses_what_the_kernels_cannot_index() -> None:
     with pytest.raises(ValueError, match=r"c0 \[3, 7\] minitorch.float64"):
         rnn_dispatch.lstm_forward_op(xw, w_hh, h0, c0.double(), False)
     sequence = rnn_dispatch.lstm_forward_op(xw, w_hh, h0, c0, False)
-    with pytest.raises(ValueError, match=r"gradient must be \[6, 3, 14\]"):
-        rnn_dispatch.lstm_backward_op(minitorch.randn(STEPS, BATCH, HIDDEN), w_hh, c0, sequence, False)
+    with pytest.raises(ValueError, match=r"hidden states must be \[6, 3, 7\]"):
+        rnn_dispatch.lstm_backward_op(minitorch.randn(STEPS, BATCH, 2 * HIDDEN), None, w_hh, c0, sequence, False)
+    with pytest.raises(ValueError, match=r"final cell state must be \[3, 7\] minitorch.float32"):
+        rnn_dispatch.lstm_backward_op(None, minitorch.randn(BATCH, HIDDEN).double(), w_hh, c0, sequence, False)
     with pytest.raises(ValueError, match=r"b_hh \[5\]"):
         rnn_dispatch.gru_forward_op(minitorch.randn(STEPS, BATCH, 3 * HIDDEN), minitorch.randn(3 * HIDDEN, HIDDEN),
                                     minitorch.randn(5), h0, False)

@@ -304,10 +304,11 @@ class RecurrentKernels(Protocol):
     def lstm_backward(self, grad: TensorData, w_hh: TensorData, reverse: bool, gates: TensorData,
                       slopes: TensorData, tanh_c: TensorData, cs: TensorData, c0: TensorData,
                       carried_h: TensorData, carried_c: TensorData, grad_pre: TensorData) -> None:
-        """Backpropagation through every step, the forward's order reversed: ``grad`` ``(T, B, 2H)``
-        holds the gradients of ``hs`` and ``cs`` side by side; each step's pre-activation gradient
-        goes to ``grad_pre[t]``; ``carried_h``, ``carried_c`` ``(B, H)`` receive the gradients of ``h0``
-        and ``c0`` (``w_hh`` ``(4H, H)``). With ``T``, ``B`` or ``H`` zero the caller does not call."""
+        """Backpropagation through every step, the forward's order reversed: ``grad`` ``(T, B, H)``
+        holds the gradient of each step's hidden state; each step's pre-activation gradient goes to
+        ``grad_pre[t]``; ``carried_h``, ``carried_c`` ``(B, H)`` come in as the gradients of the final
+        hidden and cell states (beyond ``grad``'s) and leave as those of ``h0`` and ``c0`` (``w_hh``
+        ``(4H, H)``). With ``T``, ``B`` or ``H`` zero the caller does not call."""
 
     def gru_forward(self, xw: TensorData, w_hh_t: TensorData, b_hh: TensorData, h0: TensorData, reverse: bool,
                     rzn: TensorData, hwn: TensorData, hs: TensorData, hw: TensorData) -> None:

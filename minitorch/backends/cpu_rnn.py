@@ -8,7 +8,7 @@ gate order :math:`i, f, g, o`, the forward step is
     \quad c_t = f c_{t-1} + i g, \quad h_t = o \tanh c_t
 
 and the backward step, from the gradients :math:`\delta h`, :math:`\delta c` reaching the step
-(what later steps carried back plus the output's own),
+(what later steps carried back, plus the output's own for :math:`\delta h`),
 
 .. math::
     \delta c \mathrel{+}= \delta h\, o\, (1 - \tanh^2 c_t), \quad
@@ -134,20 +134,19 @@ def lstm_backward_kernel(
     grad_pre: np.ndarray,
 ) -> None:
     """Step ``t``'s pre-activation gradient into ``grad_pre[t]``; ``carried_c`` becomes the cell
-    state's gradient one step back. ``grad`` ``(T, B, 2H)``: the hidden and cell states' gradients side by side."""
+    state's gradient one step back. ``grad`` ``(T, B, H)``: the gradient of each step's hidden state."""
     batch, size = c0.shape
     for b in range(batch):
-        outer, d_h_row, d_c_row = grad[t, b], carried_h[b], carried_c[b]
+        outer_h, d_h_row, d_c_row = grad[t, b], carried_h[b], carried_c[b]
         gate, slope, tanh_row = gates[t, b], slopes[t, b], tanh_c[t, b]
         c_old, d_pre = c0[b] if prev < 0 else cs[prev, b], grad_pre[t, b]
-        outer_h, outer_c = _block(outer, 0, size), _block(outer, 1, size)
         i, f, g, o = _block(gate, 0, size), _block(gate, 1, size), _block(gate, 2, size), _block(gate, 3, size)
         slope_i, slope_f = _block(slope, 0, size), _block(slope, 1, size)
         slope_g, slope_o = _block(slope, 2, size), _block(slope, 3, size)
         d_i, d_f, d_g, d_o = _block(d_pre, 0, size), _block(d_pre, 1, size), _block(d_pre, 2, size), _block(d_pre, 3, size)
         for j in range(size):
             d_h = d_h_row[j] + outer_h[j]
-            d_c = d_c_row[j] + outer_c[j]
+            d_c = d_c_row[j]
             tanh_of_c = tanh_row[j]
             d_out_o = d_h * o[j]
             d_c = d_c + d_out_o - d_out_o * tanh_of_c * tanh_of_c
@@ -208,11 +207,9 @@ def lstm_backward(matmul: Matmul, grad: TensorData, w_hh: TensorData, reverse: b
                   slopes: TensorData, tanh_c: TensorData, cs: TensorData, c0: TensorData, carried_h: TensorData,
                   carried_c: TensorData, grad_pre: TensorData) -> None:
     """Every step of one direction in reverse: :func:`lstm_backward_kernel`, then
-    ``carried_h = grad_pre[t] @ w_hh`` by ``matmul``. ``carried_h`` and ``carried_c`` start at zero
-    (nothing comes from beyond the last step but ``grad``) and end as the gradients of ``h0`` and ``c0``."""
+    ``carried_h = grad_pre[t] @ w_hh`` by ``matmul``. ``carried_h`` and ``carried_c`` come in as the
+    gradients of the final hidden and cell states (beyond ``grad``'s) and end as those of ``h0`` and ``c0``."""
     arrays = [_array(td) for td in (grad, carried_h, carried_c, gates, slopes, tanh_c, cs, c0, grad_pre)]
-    arrays[1][...] = 0
-    arrays[2][...] = 0
     _backward_steps(matmul, lstm_backward_kernel, arrays, grad.shape[0], reverse, grad_pre, w_hh, carried_h)
 
 

@@ -26,6 +26,10 @@ an LSTM's and a GRU's loops run there instead (:mod:`minitorch.rnn_dispatch`,
 ``backends/cpu_rnn.py``): one matmul and one kernel per step each way, the same arithmetic as
 the ops below (float64 results equal bit for bit). :data:`use_fused_lstm` and
 :data:`use_fused_gru` switch them off.
+
+What each Function returns is a copy of the states it keeps for backward, as PyTorch's layers
+return tensors of their own: a user may change a layer's output in place, and backward still
+reads the states the steps computed.
 """
 
 from __future__ import annotations
@@ -96,6 +100,18 @@ def _sum_over_steps(per_step_left: Tensor, per_step_right: Tensor) -> Tensor:
     left = per_step_left.reshape(-1, per_step_left.shape[-1])
     right = per_step_right.reshape(-1, per_step_right.shape[-1])
     return left.t() @ right
+
+
+def _weight_grad_over_steps(grad_pre: Tensor, states: Tensor, initial: Tensor, reverse: bool) -> Tensor:
+    r""":math:`\partial W_{hh} = \sum_t \delta_t^\top h_{t-1}` from ``grad_pre`` ``(T, B, G)`` and the
+    states ``(T, B, H)``: one matmul over the steps whose previous state is in ``states`` (slices,
+    no copy), plus the first step's product with ``initial``."""
+    first = grad_pre.shape[0] - 1 if reverse else 0
+    total = grad_pre[first].t() @ initial
+    if grad_pre.shape[0] > 1:
+        later, previous = (grad_pre[:-1], states[1:]) if reverse else (grad_pre[1:], states[:-1])
+        total = total + _sum_over_steps(later, previous)
+    return total
 
 
 def _right_operand(weight: Tensor) -> Tensor:
@@ -181,7 +197,7 @@ class RNNScan(Function):
         out = creation.stack(states)
         ctx.reverse, ctx.nonlinearity = reverse, nonlinearity
         ctx.save_for_backward(w_hh, h0, mask, out)
-        return out
+        return out.clone()
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
@@ -200,7 +216,7 @@ class RNNScan(Function):
         grad_xw = creation.stack(grad_pre)
         grad_w_hh = None
         if ctx.needs_input_grad[1]:
-            grad_w_hh = _sum_over_steps(grad_xw, _previous_states(states, h0, ctx.reverse))
+            grad_w_hh = _weight_grad_over_steps(grad_xw, states, h0, ctx.reverse)
         return grad_xw, grad_w_hh, carried, None
 
 
@@ -211,8 +227,10 @@ class LSTMScan(Function):
         (i, f, g, o) = (\sigma, \sigma, \tanh, \sigma)(xw_t + h_{t-1} W_{hh}^\top), \quad
         c_t = f c_{t-1} + i g, \quad h_t = (o \tanh c_t)\, W_{hr}^\top
 
-    (no :math:`W_{hr}` without a projection). Returns ``(T, B, P + H)``: the hidden state
-    (``P`` = projection or hidden size) and the cell state of every step, side by side.
+    (no :math:`W_{hr}` without a projection). Returns ``(hs, c_n)``: the hidden state of every
+    step ``(T, B, P)`` (``P`` = projection or hidden size) and the final cell state ``(B, H)``.
+    Backward gets the gradient of each (None for one that no gradient reached); the final cell
+    state's starts the cell gradient that the steps carry back.
 
     All four gates come from one sigmoid over the whole ``(B, 4H)`` pre-activation, the
     ``g`` columns doubled first: :math:`\tanh x = 2\sigma(2x) - 1`. The same sigmoid gives
@@ -221,50 +239,50 @@ class LSTMScan(Function):
 
     @staticmethod
     def forward(ctx: Context, xw: Tensor, w_hh: Tensor, w_hr: Optional[Tensor], h0: Tensor, c0: Tensor,
-                mask: Optional[Tensor], reverse: bool = False) -> Tensor:
+                mask: Optional[Tensor], reverse: bool = False) -> tuple[Tensor, Tensor]:
         ctx.fused = (use_fused_lstm and w_hr is None and mask is None
                      and rnn_dispatch.fused_lstm_fits(xw, w_hh, h0, c0))
+        ctx.reverse = reverse
+        steps = xw.shape[0]
         if ctx.fused:
             sequence = rnn_dispatch.lstm_forward_op(xw, w_hh, h0, c0, reverse)
-            ctx.reverse = reverse
             ctx.save_for_backward(w_hh, h0, c0, *sequence)
-            return creation.cat([sequence.hs, sequence.cs], dim=2)
+            return sequence.hs.clone(), (sequence.cs[0 if reverse else steps - 1] if steps else c0).clone()
         size = c0.shape[-1]
         scale, slope_scale = _lstm_gate_scales(size, xw)
         w_hh_t = w_hh.t()
         w_hr_t = None if w_hr is None else w_hr.t()
         h, c = h0, c0
-        hs: list[Optional[Tensor]] = [None] * xw.shape[0]
-        cs: list[Optional[Tensor]] = [None] * xw.shape[0]
-        saved: list[tuple[Tensor, ...]] = [()] * xw.shape[0]
-        for t in _steps(xw.shape[0], reverse):
+        hs: list[Optional[Tensor]] = [None] * steps
+        saved: list[tuple[Tensor, ...]] = [()] * steps
+        for t in _steps(steps, reverse):
             c_new, out, saved[t] = lstm_step(xw[t], h, c, w_hh_t, scale, slope_scale)
             h_new = out if w_hr_t is None else out @ w_hr_t
-            h, c = hs[t], cs[t] = _blend(mask, t, h_new, h), _blend(mask, t, c_new, c)
+            h, c = _blend(mask, t, h_new, h), _blend(mask, t, c_new, c)
+            hs[t] = h
         states = creation.stack(hs)
-        ctx.reverse = reverse
-        ctx.save_for_backward(w_hh, w_hr, h0, mask, states, *[value for step in saved for value in step])
-        return creation.cat([states, creation.stack(cs)], dim=2)
+        ctx.save_for_backward(w_hh, w_hr, h0, c0, mask, states, *[value for step in saved for value in step])
+        return states.clone(), c.clone()
 
     @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+    def backward(ctx: Context, grad_h: Optional[Tensor], grad_c: Optional[Tensor]) -> tuple[Optional[Tensor], ...]:
         _refuse_double_backward("an LSTM")
         if ctx.fused:
-            return LSTMScan._fused_backward(ctx, grad)
-        w_hh, w_hr, h0, mask, states, *flat = ctx.saved_tensors
-        per_step = len(flat) // grad.shape[0]
-        saved = [flat[t * per_step : (t + 1) * per_step] for t in range(grad.shape[0])]
-        proj = h0.shape[-1]
-        grad_h, grad_c = grad[:, :, :proj], grad[:, :, proj:]
+            return LSTMScan._fused_backward(ctx, grad_h, grad_c)
+        w_hh, w_hr, h0, c0, mask, states, *flat = ctx.saved_tensors
+        steps = states.shape[0]
+        per_step = len(flat) // steps
+        saved = [flat[t * per_step : (t + 1) * per_step] for t in range(steps)]
+        grad_h = creation.zeros_like(states) if grad_h is None else grad_h
         w_hh_back = _right_operand(w_hh)
-        grad_pre: list[Optional[Tensor]] = [None] * grad.shape[0]
-        grad_h_new: list[Optional[Tensor]] = [None] * grad.shape[0]
+        grad_pre: list[Optional[Tensor]] = [None] * steps
+        grad_h_new: list[Optional[Tensor]] = [None] * steps
         carried_h = creation.zeros_like(h0)
-        carried_c = creation.zeros_like(grad_c[0])
-        for t in reversed(_steps(grad.shape[0], ctx.reverse)):
+        carried_c = creation.zeros_like(c0) if grad_c is None else grad_c
+        for t in reversed(_steps(steps, ctx.reverse)):
             i, f, g, o, tanh_c, c_prev, out, slopes = saved[t]
             d_h, passed_h = _split_grad(mask, t, carried_h + grad_h[t])
-            d_c, passed_c = _split_grad(mask, t, carried_c + grad_c[t])
+            d_c, passed_c = _split_grad(mask, t, carried_c)
             grad_h_new[t] = d_h
             d_out = d_h if w_hr is None else d_h @ w_hr
             d_o = d_out * tanh_c
@@ -279,21 +297,23 @@ class LSTMScan(Function):
         grad_xw = creation.stack(grad_pre)
         grad_w_hh = grad_w_hr = None
         if ctx.needs_input_grad[1]:
-            grad_w_hh = _sum_over_steps(grad_xw, _previous_states(states, h0, ctx.reverse))
+            grad_w_hh = _weight_grad_over_steps(grad_xw, states, h0, ctx.reverse)
         if w_hr is not None and ctx.needs_input_grad[2]:
             grad_w_hr = _sum_over_steps(creation.stack(grad_h_new), creation.stack([step[6] for step in saved]))
         return grad_xw, grad_w_hh, grad_w_hr, carried_h, carried_c, None
 
     @staticmethod
-    def _fused_backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+    def _fused_backward(ctx: Context, grad_h: Optional[Tensor], grad_c: Optional[Tensor]) -> tuple[Optional[Tensor], ...]:
         """:meth:`backward` through the backend's fused kernels (the forward ran them too)."""
         w_hh, h0, c0, *saved = ctx.saved_tensors
         sequence = rnn_dispatch.LstmSequence(*saved)
+        dtype = sequence.hs.dtype
         grad_xw, grad_h0, grad_c0 = rnn_dispatch.lstm_backward_op(
-            grad.to(sequence.hs.dtype), w_hh, c0, sequence, ctx.reverse)
+            None if grad_h is None else grad_h.to(dtype), None if grad_c is None else grad_c.to(dtype),
+            w_hh, c0, sequence, ctx.reverse)
         grad_w_hh = None
         if ctx.needs_input_grad[1]:
-            grad_w_hh = _sum_over_steps(grad_xw, _previous_states(sequence.hs, h0, ctx.reverse))
+            grad_w_hh = _weight_grad_over_steps(grad_xw, sequence.hs, h0, ctx.reverse)
         return grad_xw, grad_w_hh, None, grad_h0, grad_c0, None
 
 
@@ -316,7 +336,7 @@ class GRUScan(Function):
             sequence = rnn_dispatch.gru_forward_op(xw, w_hh, b_hh, h0, reverse)
             ctx.reverse = reverse
             ctx.save_for_backward(w_hh, h0, *sequence)
-            return sequence.hs
+            return sequence.hs.clone()
         size = h0.shape[-1]
         w_hh_t = w_hh.t()
         h = h0
@@ -334,7 +354,7 @@ class GRUScan(Function):
         states = creation.stack(hs)
         ctx.reverse = reverse
         ctx.save_for_backward(w_hh, h0, mask, states, *[value for step in saved for value in step])
-        return states
+        return states.clone()
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
@@ -362,7 +382,7 @@ class GRUScan(Function):
                 carried = carried + passed
         grad_xw = creation.stack(grad_x)
         all_grad_hw = creation.stack(grad_hw)
-        grad_w_hh = _sum_over_steps(all_grad_hw, previous) if ctx.needs_input_grad[1] else None
+        grad_w_hh = _weight_grad_over_steps(all_grad_hw, states, h0, ctx.reverse) if ctx.needs_input_grad[1] else None
         grad_b_hh = all_grad_hw.reshape(-1, all_grad_hw.shape[-1]).sum(0) if ctx.needs_input_grad[2] else None
         return grad_xw, grad_w_hh, grad_b_hh, carried, None
 
@@ -373,7 +393,6 @@ class GRUScan(Function):
         sequence = rnn_dispatch.GruSequence(*saved)
         grad_xw, all_grad_hw, grad_h0 = rnn_dispatch.gru_backward_op(
             grad.to(sequence.hs.dtype), w_hh, h0, sequence, ctx.reverse)
-        previous = _previous_states(sequence.hs, h0, ctx.reverse)
-        grad_w_hh = _sum_over_steps(all_grad_hw, previous) if ctx.needs_input_grad[1] else None
+        grad_w_hh = _weight_grad_over_steps(all_grad_hw, sequence.hs, h0, ctx.reverse) if ctx.needs_input_grad[1] else None
         grad_b_hh = all_grad_hw.reshape(-1, all_grad_hw.shape[-1]).sum(0) if ctx.needs_input_grad[2] else None
         return grad_xw, grad_w_hh, grad_b_hh, grad_h0, None

@@ -212,9 +212,8 @@ class RNNBase(Module):
         xw = linear(seq.reshape(steps * batch, seq.shape[2]), weights.w_ih, bias).view(steps, batch, weights.w_ih.shape[0])
         last = 0 if reverse else steps - 1
         if self.mode == "LSTM":
-            both = LSTMScan.apply(xw, weights.w_hh, weights.w_hr, initial[0], initial[1], mask, reverse=reverse)
-            size = initial[0].shape[-1]
-            return both[:, :, :size], (both[last, :, :size], both[last, :, size:])
+            out, c_n = LSTMScan.apply(xw, weights.w_hh, weights.w_hr, initial[0], initial[1], mask, reverse=reverse)
+            return out, (out[last], c_n)
         if self.mode == "GRU":
             out = GRUScan.apply(xw, weights.w_hh, weights.b_hh, initial[0], mask, reverse=reverse)
         else:

@@ -125,8 +125,8 @@ class LSTMCell(RNNCellBase):
         input, (h, c), batched = self._batched(input, None if hx is None else tuple(hx), states=2)
         bias = None if self.bias_ih is None else self.bias_ih + self.bias_hh
         xw = linear(input, self.weight_ih, bias).unsqueeze(0)
-        both = LSTMScan.apply(xw, self.weight_hh, None, h, c, None)[0]
-        h_new, c_new = both[:, : self.hidden_size], both[:, self.hidden_size :]
+        states, c_new = LSTMScan.apply(xw, self.weight_hh, None, h, c, None)
+        h_new = states[0]
         return (h_new, c_new) if batched else (h_new.squeeze(0), c_new.squeeze(0))
 
 
