@@ -20,7 +20,7 @@ from .rounding import fused_multiply_add
 from .shapes import normalize_dim, shape_from_args
 from .tensor import Tensor, _move_to_device
 from .tensor_data import check_new_shape
-from .ops.views import Cat
+from .ops.views import Cat, Stack, is_legacy_empty
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -377,16 +377,23 @@ def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLik
     return _finish(np.eye(n, m if m is not None else n), dtype or dtypes.get_default_dtype(), device, requires_grad)
 
 
+def _all_of_dtype(tensors: list[Tensor], dtype: dtypes.dtype) -> list[Tensor]:
+    """``tensors``, each converted to ``dtype`` where it is of another."""
+    return [t if t._data.dtype == dtype else t.to(dtype) for t in tensors]
+
+
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join tensors of equal shape (except along ``dim``) along ``dim``, promoting dtypes."""
+    """Join tensors of equal shape (except along ``dim``) along ``dim``, promoting dtypes.
+
+    As PyTorch, a legacy empty tensor of shape ``(0,)`` may stand beside tensors of any shape:
+    it adds nothing (and its gradient is empty), but its dtype takes part in the promotion."""
     from .dispatch import check_same_device
     from .tensor import result_dtype
 
     tensors = [t for t in tensors]
     if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
-    # PyTorch skips legacy empty 1-D tensors of shape (0,)
-    kept = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)] or tensors[:1]
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    kept = [t for t in tensors if not is_legacy_empty(t)] or tensors[:1]
     check_same_device(*kept)
     reference = kept[0]
     if reference.dim() == 0:
@@ -398,26 +405,31 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"Sizes of tensors must match except in dimension {d}. Expected {list(reference.shape)} "
                 f"(ignoring dimension {d}) but got {list(t.shape)} for tensor number {position} in the list."
             )
-    target = result_dtype(*kept)
-    return Cat.apply(*[t.to(target) for t in kept], dim=d)
+    return Cat.apply(*_all_of_dtype(tensors, result_dtype(*tensors)), dim=d)
 
 
 concat = cat
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join tensors of the same shape along a new dimension ``dim``."""
+    """Join tensors of the same shape along a new dimension ``dim``, promoting dtypes."""
+    from .dispatch import check_same_device
+    from .tensor import result_dtype
+
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0].shape
     for position, t in enumerate(tensors):
-        if t.shape != tensors[0].shape:
+        if t.shape != shape:
             raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at entry 0 and "
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
                 f"{list(t.shape)} at entry {position}"
             )
-    d = normalize_dim(dim, tensors[0].dim() + 1)
-    return cat([t.unsqueeze(d) for t in tensors], d)
+    check_same_device(*tensors)
+    d = normalize_dim(dim, len(shape) + 1)
+    target = result_dtype(*tensors)
+    return Stack.apply(*_all_of_dtype(tensors, target), dim=d)
 
 
 def is_tensor(obj: Any) -> bool:

@@ -11,10 +11,11 @@ object, tested by identity before equality) and of one shape.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence, cast
 
 from . import dtypes
 from .backends import backend_for
+from .backends.base import ConcatKernels, offers
 from .index_checks import check_gather, check_scatter
 from .tensor_data import TensorData, check_new_shape, shape_broadcast
 
@@ -189,6 +190,22 @@ def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
     backend = backend_of(a)
     out = _result_from(backend, shape, a._data.dtype, a._device)
     backend.matmul(a._data, b._data, out._data)
+    return out
+
+
+def cat_op(parts: Sequence[TensorData], dim: int, out: "Tensor") -> "Tensor":
+    """Copy the views ``parts`` one after another along ``dim`` into ``out``: of ``out``'s dtype
+    and device, of its shape but along ``dim``, where their lengths add up to ``out``'s (the
+    caller checks)."""
+    backend = backend_of(out)
+    if offers(backend, ConcatKernels):
+        cast(ConcatKernels, backend).cat(parts, dim, out._data)
+        return out
+    start = 0
+    for part in parts:
+        length = part.shape[dim]
+        backend.map("copy", part, out._data.narrowed(dim, start, length))
+        start += length
     return out
 
 

@@ -235,6 +235,16 @@ class TensorData:
         td.size, td.dims, td._dtype = math.prod(shape), len(shape), self._dtype
         return td
 
+    def narrowed(self, dim: int, start: int, length: int) -> "TensorData":
+        """The view of ``length`` positions from ``start`` along ``dim`` (checked by the caller)."""
+        shape = self.shape[:dim] + (length,) + self.shape[dim + 1 :]
+        return self.restrided(shape, self.strides, self.offset + start * self.strides[dim])
+
+    def unsqueezed(self, dim: int) -> "TensorData":
+        """The same elements with a new dimension of size 1 at ``dim`` (``0 <= dim <= dims``)."""
+        step = self.strides[dim] * self.shape[dim] if dim < self.dims else 1  # any step: it is never taken
+        return self.restrided(self.shape[:dim] + (1,) + self.shape[dim:], self.strides[:dim] + (step,) + self.strides[dim:])
+
     @property
     def dtype(self) -> dtypes.dtype:
         if self._dtype is None:

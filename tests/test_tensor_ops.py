@@ -608,7 +608,7 @@ def test_cat_promotes_and_checks(backend: str) -> None:
         minitorch.cat([minitorch.ones(2, 3), minitorch.ones(2, 2)], 0)
     with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
         minitorch.stack([minitorch.ones(2), minitorch.ones(3)])
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):  # PyTorch's type and words
         minitorch.cat([])
 
 

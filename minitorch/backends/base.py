@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Optional, Protocol, runtime_checkable
+from typing import Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -324,6 +324,18 @@ class RecurrentKernels(Protocol):
         ``carried`` ``(B, H)`` receives the gradient of ``h0`` (``direct`` is scratch of its shape)."""
 
 
+@runtime_checkable
+class ConcatKernels(Protocol):
+    """Joining many tensors in one call, which a backend may offer besides copying each into its
+    slice of the result with :meth:`Backend.map` (the CPU does: a batch of 64 samples is one
+    call instead of 64)."""
+
+    def cat(self, parts: Sequence[TensorData], dim: int, out: TensorData) -> None:
+        """Copy ``parts``, one after another along ``dim``, into ``out``: all of ``out``'s dtype
+        and of its shape but along ``dim``, where their lengths add up to ``out``'s (checked by
+        the caller); ``out`` shares no memory with them."""
+
+
 @functools.lru_cache(maxsize=None)
 def _class_offers(backend_class: type, kernels: type) -> bool:
     return issubclass(backend_class, kernels)
@@ -331,7 +343,8 @@ def _class_offers(backend_class: type, kernels: type) -> bool:
 
 def offers(backend: object, kernels: type) -> bool:
     """Whether ``backend`` has the methods of the protocol ``kernels`` (:class:`ConvKernels`,
-    :class:`PoolKernels`, :class:`OptimizerKernels`, :class:`LossKernels`, :class:`RecurrentKernels`): asked once per backend class, as a protocol's own ``isinstance``
+    :class:`PoolKernels`, :class:`OptimizerKernels`, :class:`LossKernels`, :class:`RecurrentKernels`, :class:`ConcatKernels`): asked once per backend class, as a
+    protocol's own ``isinstance``
     compares every method each time (about 20 us)."""
     return _class_offers(type(backend), kernels)
 

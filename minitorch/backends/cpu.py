@@ -54,7 +54,7 @@ Matmul has four paths; ``CpuBackend.matmul`` picks one:
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -722,6 +722,13 @@ class CpuBackend:
 
         cpu_rnn.gru_backward(PackedRight(w_hh, self.matmul), grad, w_hh, reverse, rzn, hwn, hs, h0, carried, direct,
                              grad_x, grad_hw)
+
+    # ---- joining (:class:`~.base.ConcatKernels`) ----
+
+    def cat(self, parts: Sequence[TensorData], dim: int, out: TensorData) -> None:
+        """NumPy's concatenate into ``out``: one call for all the parts, where a copy per part
+        costs a Python dispatch each (64 samples of 1 x 28 x 28, stacked: 1.5 ms that way)."""
+        np.concatenate([part.numpy_view() for part in parts], axis=dim, out=out.numpy_view())
 
     # ---- indexing primitives (step 5): kernels and their layouts in :mod:`.cpu_index_kernels` ----
 

@@ -6,12 +6,12 @@ gradient is permuted back, an expand's is summed, a slice's is scattered into ze
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..autograd.engine import sum_to_shape
 from ..autograd.function import Context, Function
 from ..autograd.linear_map import linear_map
-from ..dispatch import empty, map_op, tensor_class
+from ..dispatch import cat_op, empty, map_op, tensor_class
 from ..index_checks import INDEX_DTYPES
 from ..tensor_data import TensorData, expand_strides, view_strides
 
@@ -185,28 +185,56 @@ class Slice(Function):
         return linear_map(grad, scatter, lambda g: Slice.apply(g, ctx.key), name), None
 
 
+def is_legacy_empty(t: Tensor) -> bool:
+    """Whether ``t`` is of shape ``(0,)``, which ``cat`` passes over beside tensors of other shapes."""
+    return t._data.shape == (0,)
+
+
 class Cat(Function):
-    """Join tensors along ``dim``; each input's gradient is its slice of the output's."""
+    """Join tensors along ``dim``; each input's gradient is its slice of the output's (an empty
+    one for a legacy empty tensor passed over)."""
 
     @staticmethod
     def forward(ctx: Context, *tensors: Tensor, dim: int) -> Tensor:
-        ctx.dim = dim
-        ctx.sizes = [t.shape[dim] for t in tensors]
-        shape = list(tensors[0].shape)
-        shape[dim] = sum(ctx.sizes)
-        out = empty(shape, tensors[0].dtype, tensors[0].device)
-        start = 0
+        kept: list[Tensor] = []
+        sizes: list[Optional[int]] = []
         for t in tensors:
-            part = out.narrow(dim, start, t.shape[dim])
-            map_op("copy", t, out=part)
-            start += t.shape[dim]
-        return out
+            passed_over = is_legacy_empty(t)
+            sizes.append(None if passed_over else t._data.shape[dim])
+            if not passed_over:
+                kept.append(t)
+        if not kept:  # all of shape (0,): the first is the result's shape
+            kept, sizes[0] = [tensors[0]], 0
+        ctx.dim, ctx.sizes = dim, sizes
+        shape = kept[0]._data.shape
+        length = sum(t._data.shape[dim] for t in kept)
+        out = empty(shape[:dim] + (length,) + shape[dim + 1 :], kept[0].dtype, kept[0].device)
+        return cat_op([t._data for t in kept], dim, out)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, ...]:
         parts = []
         start = 0
         for size in ctx.sizes:
+            if size is None:
+                parts.append(empty((0,), grad.dtype, grad.device))
+                continue
             parts.append(grad.narrow(ctx.dim, start, size))
             start += size
         return tuple(parts)
+
+
+class Stack(Function):
+    """Join tensors of one shape along a new dimension ``dim``; each input's gradient is its
+    index of the output's along ``dim``."""
+
+    @staticmethod
+    def forward(ctx: Context, *tensors: Tensor, dim: int) -> Tensor:
+        ctx.dim = dim
+        shape = tensors[0]._data.shape
+        out = empty(shape[:dim] + (len(tensors),) + shape[dim:], tensors[0].dtype, tensors[0].device)
+        return cat_op([t._data.unsqueezed(dim) for t in tensors], dim, out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, ...]:
+        return tuple(grad.unbind(ctx.dim))
