@@ -124,3 +124,20 @@ def test_a_legacy_empty_tensor_is_passed_over_but_promotes_and_gets_an_empty_gra
         assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
         assert tuple(got.shape) == tuple(expected.shape)
         np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+
+
+@pytest.mark.parametrize("op", ["cat", "stack"])
+def test_on_the_gpu_parts_are_copied_on_the_device(small_cuda: None, op: str) -> None:
+    """The cuda backend has no one-call join: each part is copied into its slice on the device."""
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal((2, 3)) for _ in range(3)]
+    leaves = [minitorch.tensor(a, device="cuda", requires_grad=True) for a in arrays]
+    out = getattr(minitorch, op)([leaf.t() for leaf in leaves], 1)
+    assert out.device.type == "cuda"
+    np.testing.assert_array_equal(out.cpu().detach().numpy(), getattr(np, "concatenate" if op == "cat" else "stack")(
+        [a.T for a in arrays], 1))
+    weights = rng.standard_normal(tuple(out.shape))
+    (out * minitorch.tensor(weights, device="cuda")).sum().backward()
+    for k, leaf in enumerate(leaves):
+        own = weights[:, 2 * k : 2 * k + 2] if op == "cat" else weights[:, k]
+        np.testing.assert_array_equal(leaf.grad.cpu().numpy(), own.T)
