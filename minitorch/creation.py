@@ -19,7 +19,7 @@ from .generator import Generator, default_generator_of
 from .rounding import fused_multiply_add
 from .shapes import normalize_dim, shape_from_args
 from .tensor import Tensor, _move_to_device
-from .tensor_data import check_new_shape
+from .tensor_data import TensorData, check_new_shape
 from .ops.views import Cat, Stack, is_legacy_empty
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -141,8 +141,10 @@ def _filled(shape: tuple[int, ...], value: Any, dtype: Any, device: DeviceLike, 
     if on.type != "cpu":  # filled on the device: only the value crosses from the host
         t = empty_on_device(shape, target, on)
         t._raw_fill(value)
-        return t.requires_grad_(True) if requires_grad else t
-    return _finish(np.full(shape, value, dtype=target.numpy), None, device, requires_grad)
+    else:  # NumPy fills the storage, wrapped as it is (``_finish``'s layout checks cost more than the fill)
+        size = math.prod(shape)
+        t = Tensor._make(TensorData.contiguous(np.full(size, value, dtype=target.numpy), shape, size, 0, target), on)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def _dtype_or_out(dtype: Any, out: Optional[Tensor], default: Optional[dtypes.dtype] = None) -> Any:

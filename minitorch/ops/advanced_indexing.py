@@ -25,6 +25,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes
+from ..autograd.function import Context, Function
 from ..creation import arange, zeros
 from ..creation import tensor as make_tensor
 from ..index_checks import INDEX_DTYPES
@@ -202,8 +203,61 @@ class _Plan:
         return picked.permute(*order).contiguous()  # row-major, as PyTorch's result (it may be viewed)
 
 
+class IndexRows(Function):
+    r"""``source[index]`` for one integer index: the rows ``flat`` names along dimension 0,
+    arranged in the index's ``shape``, :math:`\mathrm{out}[b] = \mathrm{source}[I_b]`. The
+    gradient of each read row is added back where it was read (a row read twice gets both).
+
+    The common case of advanced indexing (a batch of samples ``x[perm[i:j]]``, an embedding
+    table's rows) as one op, which PyTorch records as one ``IndexBackward0``; the general
+    :class:`_Plan` records the view, permute and gather it is made of.
+    """
+
+    grad_fn_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, source: Tensor, flat: Tensor, shape: tuple[int, ...]) -> Tensor:
+        ctx.source_shape, ctx.flat = source.shape, flat
+        rows = source.shape[1:]
+        return index_select(source, 0, flat).reshape(shape + tuple(rows))._standalone()
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        rows = grad.reshape((-1,) + tuple(ctx.source_shape[1:]))
+        into = zeros(ctx.source_shape, dtype=grad.dtype, device=grad.device)
+        return index_add(into, 0, ctx.flat, rows), None, None
+
+
+def _integer_rows(source: Tensor, key: Any) -> Optional[np.ndarray]:
+    """The values of ``key`` when it is one integer index (a tensor, array or list of ints, not a
+    mask) into a tensor of at least one dimension; None for any other key."""
+    if source.dim() == 0 or not (isinstance(key, (Tensor, np.ndarray)) or (isinstance(key, list) and key
+                                                                            and all(type(k) is int for k in key))):
+        return None
+    if isinstance(key, Tensor) and key.dtype not in INDEX_DTYPES:
+        return None
+    values = _as_index_array(key)
+    return values if values.dtype == np.int64 and values.ndim else None
+
+
+def _rows(source: Tensor, values: np.ndarray) -> Tensor:
+    """``source[values]`` by :class:`IndexRows`, after PyTorch's bounds check (negative rows count from the end)."""
+    size = source.shape[0]
+    flat = values.reshape(-1)
+    if flat.size and (flat.min() < -size or flat.max() >= size):
+        bad = flat[(flat < -size) | (flat >= size)][0]
+        raise IndexError(f"index {int(bad)} is out of bounds for dimension 0 with size {size}")
+    if flat.size and flat.min() < 0:
+        flat = np.where(flat < 0, flat + size, flat)
+    index = make_tensor(flat, dtype=dtypes.int64, device=source.device)
+    return IndexRows.apply(source, index, values.shape)
+
+
 def advanced_getitem(source: Tensor, key: Any) -> Tensor:
     """``source[key]`` for a key holding index tensors, masks or sequences."""
+    rows = _integer_rows(source, key)
+    if rows is not None:
+        return _rows(source, rows)
     plan = _Plan(source, key)
     return plan.gather(plan.view)._standalone()  # a copy, as PyTorch's: not a view of the gathered values
 
