@@ -56,3 +56,22 @@ def test_sort_and_topk_gradients(backend):
     x = minitorch.tensor(np.random.randn(3, 5), requires_grad=True)
     gradcheck(lambda t: t.sort(1, descending=True).values, x)
     gradcheck(lambda t: t.topk(2, dim=0).values, x)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int64", "bool", "float32"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_every_dtype_sorts_as_torch_with_ties_in_order(torch_ref, dtype, descending):
+    """Unsigned values (whose negation wraps), the extremes of a signed type, bools and infinities."""
+    rng = np.random.default_rng(7)
+    if dtype == "bool":
+        data = rng.integers(0, 2, (3, 9)).astype(bool)
+    elif dtype == "float32":
+        data = rng.choice(np.array([0.0, -0.0, 1.5, np.inf, -np.inf, np.nan], np.float32), (3, 9))
+    else:
+        info = np.iinfo(dtype)
+        data = rng.choice(np.array([info.min, 0, 1, info.max], dtype), (3, 9))
+    for dim in (0, 1):
+        got = minitorch.tensor(data).sort(dim, descending=descending)
+        want = torch_ref.tensor(data).sort(dim=dim, descending=descending, stable=True)
+        assert got.indices.tolist() == want.indices.tolist()
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())

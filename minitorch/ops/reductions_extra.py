@@ -177,23 +177,19 @@ def norm(input: Tensor, p: Any = "fro", dim: Dims = None, keepdim: bool = False,
 # ---- orderings ----
 
 
-def _lexsort_along(values: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+def _stable_order_along(values: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Indices that order ``values`` along ``axis``, ties in their order, NaN largest: one NumPy
+    sort of all the rows. Descending is the ascending order of the rows reversed, read back to
+    front: ties keep their order, and no value is negated (which wraps an unsigned one)."""
     if values.size == 0:
         return np.zeros(values.shape, dtype=np.int64)
     moved = np.moveaxis(values, axis, -1)
-    flat = moved.reshape(-1, moved.shape[-1])
-    orders = np.empty(flat.shape, dtype=np.int64)
-    for row in range(flat.shape[0]):
-        line = flat[row]
-        if line.dtype == np.bool_:
-            line = line.astype(np.int64)
-        if descending:
-            is_nan = np.isnan(line) if line.dtype.kind == "f" else np.zeros(line.shape, bool)
-            negated = np.where(is_nan, 0, -line)
-            orders[row] = np.lexsort((negated, ~is_nan))
-        else:
-            orders[row] = np.argsort(line, kind="stable")
-    return np.moveaxis(orders.reshape(moved.shape), -1, axis)
+    if descending:
+        last = moved.shape[-1] - 1
+        order = (last - np.argsort(moved[..., ::-1], axis=-1, kind="stable"))[..., ::-1]
+    else:
+        order = np.argsort(moved, axis=-1, kind="stable")
+    return np.moveaxis(order, -1, axis)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:  # noqa: A002
@@ -202,7 +198,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
         _one_dim(input, dim)
         return _host_tensor(np.zeros((), np.int64), input)
     d = _one_dim(input, dim)
-    return _host_tensor(_lexsort_along(input.detach().numpy(force=True), d, descending), input)
+    return _host_tensor(_stable_order_along(input.detach().numpy(force=True), d, descending), input)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> SortResult:  # noqa: A002
@@ -241,7 +237,7 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     if size == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     values = input.detach().numpy(force=True)
-    order = _lexsort_along(values, d, descending=False)
+    order = _stable_order_along(values, d, descending=False)
     middle = np.take(order, [(size - 1) // 2], axis=d)
     if values.dtype.kind == "f":
         has_nan = np.isnan(values).any(axis=d, keepdims=True)
