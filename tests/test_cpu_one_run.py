@@ -1,10 +1,13 @@
-"""The CPU backend's one-run layout for elementwise ops (``cpu._flat_steps``).
+"""The CPU backend's one-run layout for elementwise ops (``cpu._flat_steps``), and its
+two-dimensional one (``cpu._rows_steps``).
 
 Where the output is row-major and each operand is laid out as the output or is a single
 element (``x * 2``), a map or zip skips the general layout and runs as one run of ``size``
 elements (each operand stepping by 1, or by 0 for a single element): serially through the
 flat entry points, threaded through the general kernel with :func:`cpu._flat_layout`'s arrays.
-These tests check which operands take that path and that every one of them, and every one
+Where the layout merges into two dimensions instead (a row or a column broadcast, a transpose),
+a small op runs row by row through the rows entry points, each operand's two steps as integers.
+These tests check which operands take each path and that every one of them, and every one
 that does not, computes what NumPy computes.
 """
 
@@ -125,3 +128,52 @@ def test_operands_laid_out_alike_with_gaps_take_the_general_path() -> None:
     expected = base.copy()
     expected[:, ::2] += other[:, ::2]
     np.testing.assert_allclose(target.numpy(), expected.astype(np.float32), rtol=1e-6)
+
+
+def test_broadcasts_and_transposes_run_row_by_row() -> None:
+    """``(rows, cols, a_row, a_col, b_row, b_col)``, derived by hand for each layout."""
+    rng = np.random.default_rng(4)
+    matrix = rng.standard_normal((4, 6))
+    out, a = data(np.zeros((4, 6))), data(matrix)
+    column, row = data(matrix[:, :1]), data(matrix[0])
+    transposed = minitorch.tensor(matrix.T.copy()).t()._data  # strides (1, 4)
+    assert cpu._rows_steps(out, a, column) == (4, 6, 6, 1, 1, 0)
+    assert cpu._rows_steps(out, row, a) == (4, 6, 0, 1, 6, 1)
+    assert cpu._rows_steps(out, transposed, a) == (4, 6, 1, 4, 6, 1)
+    cube = data(np.zeros((2, 3, 6)))  # (2, 3, 6) plus a row of 6: the first two dimensions merge
+    assert cpu._rows_steps(cube, data(np.zeros((2, 3, 6))), data(np.zeros(6))) == (6, 6, 6, 1, 0, 1)
+    strided = minitorch.tensor(np.zeros(12)).view(12)[::2]._data  # one run with step 2: one row
+    assert cpu._rows_steps(data(np.zeros(6)), strided) == (1, 6, 0, 2)
+
+
+def test_layouts_of_more_than_two_dimensions_and_other_dtypes_are_not_rows() -> None:
+    out = data(np.zeros((2, 4, 3)))
+    permuted = minitorch.tensor(np.zeros((4, 2, 3))).permute(1, 0, 2)._data  # strides (3, 6, 1): three dims
+    assert cpu._rows_steps(out, permuted) is None
+    assert cpu._rows_steps(out, data(np.zeros((2, 4, 3), np.float32))) is None  # another dtype
+    cube = data(np.zeros((2, 3, 6)))  # a (3, 1) column repeats along the first dimension: three dims
+    assert cpu._rows_steps(cube, cube, data(np.zeros((3, 1)))) is None
+    flags = data(np.zeros((2, 3), bool))
+    assert cpu._rows_steps(flags, flags) is None
+    assert cpu._rows_steps(minitorch.tensor(np.zeros((3, 2))).t()._data, data(np.zeros((2, 3)))) is None  # out not row-major
+
+
+ROW_CASES = {
+    "a column": lambda x: x[:, :1],
+    "a row": lambda x: x[1],
+    "a transpose": lambda x: x.t().contiguous().t(),
+    "every other column": lambda x: x.repeat(1, 2)[:, ::2],
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("case", list(ROW_CASES))
+def test_row_by_row_ops_match_numpy(case: str, dtype: type) -> None:
+    rng = np.random.default_rng(5)
+    x = minitorch.tensor((rng.standard_normal((5, 7)) * 4).astype(dtype))
+    y = ROW_CASES[case](minitorch.tensor((rng.standard_normal((5, 7)) * 4).astype(dtype)))
+    assert cpu._rows_steps(data(np.zeros((5, 7), dtype)), x._data, y._data) is not None
+    x_np, y_np = x.numpy(), numpy_view(y._data)
+    np.testing.assert_array_equal((x - y).numpy(), x_np - y_np)
+    np.testing.assert_array_equal((y * x).numpy(), y_np * x_np)
+    np.testing.assert_array_equal(y.abs().numpy(), np.abs(y_np))

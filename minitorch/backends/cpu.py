@@ -233,10 +233,42 @@ def _flat_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, .
     return tuple(steps)
 
 
+#: the two-dimensional layouts of :func:`_rows_steps` by the layouts they merge (None: more than two)
+_ROWS: dict[tuple, Optional[tuple[int, ...]]] = {}
+
+
+def _rows_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, ...]]:
+    """``(rows, cols, a_row, a_col, ...)`` when an elementwise op over a row-major ``out`` runs over
+    two dimensions once its neighbouring dimensions are merged (:func:`.coalesce.coalesce`): a
+    column or a row broadcast, a transposed operand. Each operand's steps along the two; all of
+    one NumPy dtype, neither half nor bool (as :func:`_flat_steps`). None otherwise. Cached per layout."""
+    dtype = out.storage.dtype
+    if not out.dims or dtype is _HALF or dtype is _BOOL or out.strides != contiguous_strides(out.shape):
+        return None
+    for operand in operands:
+        if operand.storage.dtype is not dtype:
+            return None
+    key = (out.shape, *[(a.shape, a.strides) for a in operands])
+    if key in _ROWS:
+        return _ROWS[key]
+    if len(_ROWS) >= LAYOUT_CACHE_SIZE:
+        _ROWS.clear()
+    strides = [out.strides] + [a.strides if a.shape == out.shape else expand_strides(a.shape, a.strides, out.shape)
+                               for a in operands]
+    shape, merged = coalesce(out.shape, strides)
+    if len(shape) == 1:  # one run after all (a strided operand): one row
+        shape, merged = [1, *shape], [[0, *steps] for steps in merged]
+    found = _ROWS[key] = None if len(shape) > 2 else (shape[0], shape[1], *[n for steps in merged[1:] for n in steps])
+    return found
+
+
 #: the flat entry points (:func:`.cpu_kernels.map_flat_entry`, ``zip_flat_entry``) by op name:
 #: one dictionary read per small op, where the op code's lookup and the entry's cache are two calls
 _MAP_FLAT: dict[str, Callable[..., None]] = {}
 _ZIP_FLAT: dict[str, Callable[..., None]] = {}
+#: the same for the two-dimensional layouts (:func:`.cpu_kernels.map_rows_entry`, ``zip_rows_entry``)
+_MAP_ROWS: dict[str, Callable[..., None]] = {}
+_ZIP_ROWS: dict[str, Callable[..., None]] = {}
 
 
 def _flat_entry(entries: dict[str, Callable[..., None]], op: str, codes: dict[str, int],
@@ -518,6 +550,11 @@ class CpuBackend:
                 entry = _MAP_FLAT.get(op) or _flat_entry(_MAP_FLAT, op, opcodes.UNARY_CODES, kernels.map_flat_entry)
                 entry(out.buffer, a.buffer, steps[0], size)
                 return
+            rows = _rows_steps(out, a)
+            if rows is not None:
+                entry = _MAP_ROWS.get(op) or _flat_entry(_MAP_ROWS, op, opcodes.UNARY_CODES, kernels.map_rows_entry)
+                entry(out.buffer, rows[0], rows[1], a.buffer, rows[2], rows[3])
+                return
         code = code_of(opcodes.UNARY_CODES, op)
         if size == 0:
             return
@@ -547,6 +584,11 @@ class CpuBackend:
             if steps is not None:
                 entry = _ZIP_FLAT.get(op) or _flat_entry(_ZIP_FLAT, op, opcodes.BINARY_CODES, kernels.zip_flat_entry)
                 entry(out.buffer, a.buffer, steps[0], b.buffer, steps[1], size)
+                return
+            rows = _rows_steps(out, a, b)
+            if rows is not None:
+                entry = _ZIP_ROWS.get(op) or _flat_entry(_ZIP_ROWS, op, opcodes.BINARY_CODES, kernels.zip_rows_entry)
+                entry(out.buffer, rows[0], rows[1], a.buffer, rows[2], rows[3], b.buffer, rows[4], rows[5])
                 return
         code = code_of(opcodes.BINARY_CODES, op)
         if size == 0:
@@ -627,10 +669,12 @@ class CpuBackend:
 
     # ---- direct convolution (:class:`~.base.ConvKernels`): kernels in :mod:`.cpu_conv` ----
 
-    def conv2d_pays(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...], geometry: ConvGeometry) -> bool:
+    def conv2d_pays(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...], geometry: ConvGeometry,
+                    transposed: bool = False) -> bool:
         from . import cpu_conv
 
-        return cpu_conv.direct_pays(x_shape, w_shape, geometry)
+        pays = cpu_conv.transposed_direct_pays if transposed else cpu_conv.direct_pays
+        return pays(x_shape, w_shape, geometry)
 
     def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
                out: TensorData) -> None:

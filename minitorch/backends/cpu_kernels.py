@@ -733,6 +733,31 @@ def zip_flat_entry(op: int) -> Dispatcher:
     return entry_point(kernel, f"zip_flat_{opcodes.BINARY[op]}")
 
 
+# Rows, serial: a broadcast or a strided operand whose layout, merged (:mod:`.coalesce`), is two
+# dimensions: a column added to a matrix, a row to each of many, the transpose of a matrix.
+# The integers of the layout are the arguments again, one pair of steps per operand.
+
+
+@functools.lru_cache(maxsize=None)
+def map_rows_entry(op: int) -> Dispatcher:
+    """:func:`map_run` row by row of a row-major ``out`` of ``rows * cols`` elements for op code
+    ``op``: ``(out, rows, cols, a, a_row, a_col)``, ``a``'s element ``(r, c)`` at ``r * a_row + c * a_col``."""
+    def kernel(out, rows, cols, a, a_row, a_col):  # type: ignore[no-untyped-def]
+        for r in range(rows):
+            map_run(op, out, r * cols, 1, a, r * a_row, a_col, cols)
+    return entry_point(kernel, f"map_rows_{opcodes.UNARY[op]}")
+
+
+@functools.lru_cache(maxsize=None)
+def zip_rows_entry(op: int) -> Dispatcher:
+    """:func:`zip_run` row by row of a row-major ``out`` for op code ``op``:
+    ``(out, rows, cols, a, a_row, a_col, b, b_row, b_col)``, as :func:`map_rows_entry`."""
+    def kernel(out, rows, cols, a, a_row, a_col, b, b_row, b_col):  # type: ignore[no-untyped-def]
+        for r in range(rows):
+            zip_run(op, out, r * cols, 1, a, r * a_row, a_col, b, r * b_row, b_col, cols)
+    return entry_point(kernel, f"zip_rows_{opcodes.BINARY[op]}")
+
+
 @functools.lru_cache(maxsize=None)
 def reduce_entry(op: int, parallel: bool) -> Dispatcher:
     """:func:`reduce_kernel` (or its serial twin) for op code ``op``: ``(out, out_strides, a, shape, a_strides, dim, start)``."""
