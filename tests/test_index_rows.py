@@ -1,6 +1,6 @@
-"""``x[index]`` with one integer index (tensor, array or list) against PyTorch: values, the
-recorded graph (one ``IndexBackward0`` as PyTorch's), gradients with repeated and negative rows,
-second derivatives, errors, and the cuda device."""
+"""``x[index]`` with one integer index (tensor, array or list) or one boolean mask over leading
+dimensions, against PyTorch: values, the recorded graph (one ``IndexBackward0`` as PyTorch's),
+gradients with repeated and negative rows, second derivatives, errors, and the cuda device."""
 
 from __future__ import annotations
 
@@ -17,7 +17,12 @@ KEYS = {
     "list": lambda lib: [4, 1, 1],
     "numpy": lambda lib: np.array([0, -2]),
     "empty": lambda lib: lib.tensor([], dtype=lib.int64),
+    "mask of the first dim": lambda lib: lib.tensor([True, False, True, True, False]),
+    "numpy mask": lambda lib: np.array([False, True, False, False, True]),
+    "mask of no row": lambda lib: lib.zeros(5, dtype=lib.bool),
 }
+#: masks over more leading dimensions, made from the source's own values
+VALUE_MASKS = {"all dims": lambda x: x > 0, "first two dims": lambda x: x.sum(-1) > 0}
 
 
 def _read(lib: Any, key: str, source_shape: tuple[int, ...]) -> tuple[Any, Any, Any]:
@@ -39,6 +44,29 @@ def test_values_graph_and_gradient_match_torch(torch_ref: Any, key: str, source_
     assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__ == "IndexBackward0"
     assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == \
         [type(n).__name__ for n, _ in ty.grad_fn.next_functions]
+
+
+@pytest.mark.parametrize("mask", VALUE_MASKS)
+def test_masks_over_leading_dims_match_torch(torch_ref: Any, mask: str) -> None:
+    def run(lib: Any) -> tuple[Any, Any]:
+        rng = np.random.default_rng(1)
+        x = lib.tensor(rng.standard_normal((4, 3, 2)), requires_grad=True)
+        y = x[VALUE_MASKS[mask](x.detach())]
+        (y * y * lib.tensor(rng.standard_normal(tuple(y.shape)))).sum().backward()
+        return x, y
+
+    (x, y), (tx, ty) = run(minitorch), run(torch_ref)
+    np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+
+
+def test_a_mask_of_the_wrong_shape_raises_torchs_error(torch_ref: Any) -> None:
+    with pytest.raises(IndexError) as expected:
+        torch_ref.zeros(4, 3)[torch_ref.tensor([True, False, True])]
+    with pytest.raises(IndexError) as got:
+        minitorch.zeros(4, 3)[minitorch.tensor([True, False, True])]
+    assert str(got.value) == str(expected.value)
 
 
 def test_second_derivative_matches_torch(torch_ref: Any) -> None:

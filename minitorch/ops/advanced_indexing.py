@@ -20,6 +20,7 @@ stores them in the tensor; with duplicate positions the last value written wins.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -204,28 +205,31 @@ class _Plan:
 
 
 class IndexRows(Function):
-    r"""``source[index]`` for one integer index: the rows ``flat`` names along dimension 0,
-    arranged in the index's ``shape``, :math:`\mathrm{out}[b] = \mathrm{source}[I_b]`. The
-    gradient of each read row is added back where it was read (a row read twice gets both).
+    r"""``source[index]`` for one integer index or one mask: the rows ``flat`` names along the
+    first ``lead`` dimensions of ``source`` read as one, arranged in ``shape``,
+    :math:`\mathrm{out}[b] = \mathrm{source}[I_b]`. The gradient of each read row is added back
+    where it was read (a row read twice gets both).
 
-    The common case of advanced indexing (a batch of samples ``x[perm[i:j]]``, an embedding
-    table's rows) as one op, which PyTorch records as one ``IndexBackward0``; the general
-    :class:`_Plan` records the view, permute and gather it is made of.
+    The common cases of advanced indexing (a batch of samples ``x[perm[i:j]]``, an embedding
+    table's rows, ``x[x > 0]``) as one op, which PyTorch records as one ``IndexBackward0``; the
+    general :class:`_Plan` records the view, permute and gather it is made of.
     """
 
     grad_fn_name = "IndexBackward0"
 
     @staticmethod
-    def forward(ctx: Context, source: Tensor, flat: Tensor, shape: tuple[int, ...]) -> Tensor:
-        ctx.source_shape, ctx.flat = source.shape, flat
-        rows = source.shape[1:]
-        return index_select(source, 0, flat).reshape(shape + tuple(rows))._standalone()
+    def forward(ctx: Context, source: Tensor, flat: Tensor, shape: tuple[int, ...], lead: int) -> Tensor:
+        ctx.source_shape, ctx.flat, ctx.lead = source.shape, flat, lead
+        rest = tuple(source.shape[lead:])
+        rows = source if lead == 1 else source.reshape((-1,) + rest)
+        return index_select(rows, 0, flat).reshape(shape + rest)._standalone()
 
     @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
-        rows = grad.reshape((-1,) + tuple(ctx.source_shape[1:]))
-        into = zeros(ctx.source_shape, dtype=grad.dtype, device=grad.device)
-        return index_add(into, 0, ctx.flat, rows), None, None
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        rest = tuple(ctx.source_shape[ctx.lead :])
+        into = zeros((math.prod(ctx.source_shape[: ctx.lead]),) + rest, dtype=grad.dtype, device=grad.device)
+        placed = index_add(into, 0, ctx.flat, grad.reshape((-1,) + rest))
+        return placed.reshape(ctx.source_shape), None, None, None
 
 
 def _integer_rows(source: Tensor, key: Any) -> Optional[np.ndarray]:
@@ -250,7 +254,21 @@ def _rows(source: Tensor, values: np.ndarray) -> Tensor:
     if flat.size and flat.min() < 0:
         flat = np.where(flat < 0, flat + size, flat)
     index = make_tensor(flat, dtype=dtypes.int64, device=source.device)
-    return IndexRows.apply(source, index, values.shape)
+    return IndexRows.apply(source, index, values.shape, 1)
+
+
+def _mask_rows(source: Tensor, key: Any) -> Optional[Tensor]:
+    """``source[mask]`` by :class:`IndexRows` for one boolean mask (tensor or array) of the shape of
+    ``source``'s leading dimensions; None for any other key (a wrong shape raises in :class:`_Plan`)."""
+    if not (isinstance(key, Tensor) and key.dtype is dtypes.bool_) and not (
+            isinstance(key, np.ndarray) and key.dtype == np.bool_):
+        return None
+    lead = key.ndim if isinstance(key, np.ndarray) else key.dim()
+    if lead == 0 or lead > source.dim() or tuple(key.shape) != tuple(source.shape[:lead]):
+        return None
+    positions = np.flatnonzero(_as_index_array(key))
+    index = make_tensor(positions, dtype=dtypes.int64, device=source.device)
+    return IndexRows.apply(source, index, positions.shape, lead)
 
 
 def advanced_getitem(source: Tensor, key: Any) -> Tensor:
@@ -258,6 +276,9 @@ def advanced_getitem(source: Tensor, key: Any) -> Tensor:
     rows = _integer_rows(source, key)
     if rows is not None:
         return _rows(source, rows)
+    masked = _mask_rows(source, key)
+    if masked is not None:
+        return masked
     plan = _Plan(source, key)
     return plan.gather(plan.view)._standalone()  # a copy, as PyTorch's: not a view of the gathered values
 
