@@ -15,6 +15,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .location_scale import Cauchy, Laplace
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .poisson import Poisson
@@ -35,7 +36,8 @@ from .transforms import (
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "ComposeTransform",
     "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
-    "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "Multinomial", "MultivariateNormal", "Normal",
+    "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "Normal",
     "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
     "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
 ]

@@ -22,7 +22,7 @@ from ...ops.shape_ops import cat
 from ...tensor import Tensor
 from ...type_info import finfo
 from ..functional.distance import normalize
-from ..modules.conv import ConvTranspose1d, ConvTranspose2d
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from .parametrize import register_parametrization
 
@@ -74,8 +74,8 @@ class _SpectralNorm(Module):
             self.n_power_iterations = n_power_iterations
             matrix = self._as_matrix(weight)
             rows, columns = matrix.shape
-            self.register_buffer("_u", normalize(randn(rows, dtype=weight.dtype), dim=0, eps=eps))
-            self.register_buffer("_v", normalize(randn(columns, dtype=weight.dtype), dim=0, eps=eps))
+            self.register_buffer("_u", normalize(matrix.new_empty(rows).normal_(0, 1), dim=0, eps=eps))
+            self.register_buffer("_v", normalize(matrix.new_empty(columns).normal_(0, 1), dim=0, eps=eps))
             self._power_method(matrix, SPECTRAL_NORM_WARMUP)
 
     def _as_matrix(self, weight: Tensor) -> Tensor:
@@ -110,7 +110,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     return register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
 
 
