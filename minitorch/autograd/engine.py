@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from . import profiling
@@ -97,6 +98,18 @@ def _run_tensor_hooks(node: Node, grad: "Tensor") -> "Tensor":
     return grad
 
 
+#: per thread, for each backward pass running now (the innermost last): whether it captures
+_passes = threading.local()
+
+
+def innermost_pass_captures() -> bool:
+    """Whether the innermost backward pass running on this thread returns the gradients of some
+    tensors instead of accumulating them (``autograd.grad``, ``backward(inputs=...)``); False
+    outside backward. What a reentrant checkpoint asks before it runs a backward of its own."""
+    running = getattr(_passes, "captures", None)
+    return bool(running) and running[-1]
+
+
 def run_backward(
     outputs: Sequence["Tensor"],
     grad_outputs: Sequence["Tensor"],
@@ -110,6 +123,24 @@ def run_backward(
     path of :func:`minitorch.autograd.grad`) no ``.grad`` is touched and the gradients
     reaching the captured tensors are returned instead.
     """
+    running = getattr(_passes, "captures", None)
+    if running is None:
+        running = _passes.captures = []
+    running.append(capture is not None)
+    try:
+        return _backpropagate(outputs, grad_outputs, retain_graph, create_graph, capture)
+    finally:
+        running.pop()
+
+
+def _backpropagate(
+    outputs: Sequence["Tensor"],
+    grad_outputs: Sequence["Tensor"],
+    retain_graph: bool,
+    create_graph: bool,
+    capture: Optional[Sequence["Tensor"]],
+) -> Optional[list[Optional["Tensor"]]]:
+    """:func:`run_backward`'s pass itself."""
     roots = [t._grad_node() for t in outputs]
     captured: dict[int, int] = {}
     results: list[Optional["Tensor"]] = []

@@ -1,5 +1,5 @@
-"""Utilities: hook handles and data loading (``utils.data``)."""
+"""Utilities: hook handles, data loading (``utils.data``) and activation checkpointing (``utils.checkpoint``)."""
 
-from . import data, hooks
+from . import checkpoint, data, hooks
 
-__all__ = ["data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]
