@@ -90,16 +90,24 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """int64 tensor of ``tensor.shape + (num_classes,)``: 1 at each value's position, else 0."""
+    """int64 tensor of ``tensor.shape + (num_classes,)``: 1 at each value's position, else 0.
+
+    The values are read on the host once (the checks need them); on the cpu the result is
+    written there too, where comparing with every class would be four ops."""
     if tensor.dtype is not dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if tensor.numel() and int(tensor.min().item()) < 0:
+    values = tensor.detach().numpy(force=True)
+    if values.size and values.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if tensor.numel() == 0 and num_classes <= 0:
+    if values.size == 0 and num_classes <= 0:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1
-    elif tensor.numel() and int(tensor.max().item()) >= num_classes:
+        num_classes = int(values.max()) + 1
+    elif values.size and values.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    classes = arange(num_classes, device=tensor.device)
-    return (tensor.unsqueeze(-1) == classes).long()
+    if tensor.device.type != "cpu":  # on the device: only the class numbers cross
+        classes = arange(num_classes, device=tensor.device)
+        return (tensor.unsqueeze(-1) == classes).long()
+    hot = np.zeros(values.shape + (num_classes,), np.int64)
+    np.put_along_axis(hot, values[..., np.newaxis], 1, axis=-1)
+    return creation.from_numpy(hot)
