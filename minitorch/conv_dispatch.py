@@ -29,13 +29,31 @@ def has_direct_conv(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"], geo
     convolves directly and expects to be faster at these shapes (``conv2d_pays``), and they are
     all float32 or all float64, on one device."""
     operands = (x, weight) if bias is None else (x, weight, bias)
-    if not (_one_direct_dtype(operands) and all(t._device == x._device for t in operands)):
+    return _direct_pays(operands, _planes(x._data).shape, _planes(weight._data).shape, geometry)
+
+
+def has_direct_conv_transpose(x: "Tensor", weight: "Tensor", bias: Optional["Tensor"], geometry: ConvGeometry,
+                              output_shape: Sequence[int]) -> bool:
+    """Whether :func:`conv2d_input_grad_op` is the way to compute the transposed convolution of
+    ``x`` by ``weight`` into ``output_shape``: :func:`has_direct_conv`'s test for the convolution of
+    an ``output_shape`` input whose input gradient it is, the backend weighing its kernels against
+    the transposed convolution's own matrix product and fold (``conv2d_pays(..., transposed=True)``)."""
+    operands = (x, weight) if bias is None else (x, weight, bias)
+    return _direct_pays(operands, _plane_shape(tuple(output_shape)), _planes(weight._data).shape, geometry, True)
+
+
+def _direct_pays(operands: Sequence["Tensor"], x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                 geometry: ConvGeometry, transposed: bool = False) -> bool:
+    """Whether ``operands`` (float32 or float64, one device) are convolved directly by their
+    backend, which expects to be faster for a convolution (``transposed``: the transposed
+    convolution whose output is ``x_shape``) of ``x_shape`` by ``w_shape``."""
+    if not (_one_direct_dtype(operands) and all(t._device == operands[0]._device for t in operands)):
         return False
-    backend = backend_of(x)
+    backend = backend_of(operands[0])
     if not offers(backend, ConvKernels):
         return False
-    x_shape, w_shape = _planes(x._data).shape, _planes(weight._data).shape
-    return len(x_shape) == len(w_shape) == 4 and cast(ConvKernels, backend).conv2d_pays(x_shape, w_shape, geometry)
+    return (len(x_shape) == len(w_shape) == 4
+            and cast(ConvKernels, backend).conv2d_pays(x_shape, w_shape, geometry, transposed=transposed))
 
 
 def _one_direct_dtype(operands: Sequence["Tensor"]) -> bool:
@@ -59,6 +77,11 @@ def _planes(data: TensorData) -> TensorData:
     n, c, length = data.shape
     s_n, s_c, s_l = data.strides
     return TensorData(data.storage, (n, c, 1, length), (s_n, s_c, length * s_l, s_l), data.offset)
+
+
+def _plane_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A 3-D shape ``(N, C, L)`` as ``(N, C, 1, L)``; any other as it is (:func:`_planes` for a shape)."""
+    return shape[:2] + (1,) + shape[2:] if len(shape) == 3 else shape
 
 
 def check_conv_shapes(x_shape: Sequence[int], w_shape: Sequence[int], geometry: ConvGeometry) -> tuple[int, ...]:

@@ -139,9 +139,10 @@ class ConvKernels(Protocol):
     checks all of it.
     """
 
-    def conv2d_pays(self, x_shape: Shape, w_shape: Shape, geometry: ConvGeometry) -> bool:
+    def conv2d_pays(self, x_shape: Shape, w_shape: Shape, geometry: ConvGeometry, transposed: bool = False) -> bool:
         """Whether the kernels below are expected to beat a window view and a matrix product for
-        these shapes (the caller takes the latter where they are not)."""
+        these shapes (the caller takes the latter where they are not); ``transposed``: for the
+        transposed convolution whose output has ``x_shape``, against its matrix product and fold."""
 
     def conv2d(self, x: TensorData, w: TensorData, bias: Optional[TensorData], geometry: ConvGeometry,
                out: TensorData) -> None:

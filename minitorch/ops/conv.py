@@ -15,6 +15,10 @@ So three :class:`Function` s, each with its backward written in the other two, g
 gradients of any order (``create_graph=True``) without a composite graph. Where the
 backend has no direct kernels, :func:`minitorch.nn.functional.conv2d` builds the
 convolution from a window view and a matrix product instead.
+
+A transposed convolution is :math:`G_x` itself, read as a map of ``g``: its input plays the
+output gradient and its output the input gradient. :class:`TransposedConvolution` is that map
+plus a bias, one node as PyTorch records it, with :math:`G_x`'s gradients.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, Optional
 from ..autograd.function import Context, Function
 from ..backends.base import ConvGeometry
 from ..conv_dispatch import conv2d_input_grad_op, conv2d_op, conv2d_weight_grad_op
+from ..dispatch import zip_op
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -87,3 +92,34 @@ class ConvolutionWeightGrad(Function):
         by_grad = Convolution.apply(x, v, None, ctx.geometry) if x is not None else None
         by_x = ConvolutionInputGrad.apply(grad, v, ctx.geometry, ctx.input_shape) if grad is not None else None
         return by_grad, by_x, None, None
+
+
+class TransposedConvolution(Function):
+    r"""``conv_transpose(x, w) + bias`` of a ``(N, C, [H,] W)`` input, ``w`` of shape ``(C, O/groups, [KH,] KW)``:
+    :math:`y = G_x(x, w) + b`, the input gradient of the convolution by ``w`` (``geometry``) of an
+    ``output_shape`` input for the output gradient ``x``. Its gradients are :math:`G_x`'s:
+
+    .. math:: \partial x = \mathrm{conv}(g, w), \qquad \partial w = G_w(x, g), \qquad
+              \partial b_o = \sum_{n, \mathbf{q}} g[n, o, \mathbf{q}]
+    """
+
+    grad_fn_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, weight: Tensor, bias: Optional[Tensor], geometry: ConvGeometry,
+                output_shape: tuple[int, ...]) -> Tensor:
+        needs_x, needs_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        ctx.save_for_backward(weight if needs_x else None, x if needs_w else None)
+        ctx.geometry, ctx.weight_shape = geometry, weight.shape
+        out = conv2d_input_grad_op(x, weight, geometry, output_shape)
+        if bias is not None:
+            zip_op("add", out, bias.view(-1, *(1,) * (out.dim() - 2)), out=out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor], None, None]:
+        weight, x = ctx.saved_tensors
+        needs_x, needs_w, needs_bias = ctx.needs_input_grad[:3]
+        grad_x = Convolution.apply(grad, weight, None, ctx.geometry) if needs_x else None
+        grad_w = ConvolutionWeightGrad.apply(x, grad, ctx.geometry, ctx.weight_shape) if needs_w else None
+        return grad_x, grad_w, _bias_grad(grad) if needs_bias else None, None, None

@@ -21,6 +21,13 @@ a weight ``(C, O/groups, *kernel)``:
 This is exactly the gradient of :func:`~minitorch.nn.functional.conv2d` with respect to its
 input, and the backward is that convolution again: the fold's gradient is the window view
 (im2col), and the matrix product's rules do the rest.
+
+Where the backend convolves directly and expects its kernels to beat the fold at these shapes
+(:func:`~minitorch.conv_dispatch.has_direct_conv_transpose`), a 1-D or 2-D transposed
+convolution is instead one op on those kernels, as the input gradient of that convolution
+(:class:`~minitorch.ops.conv.TransposedConvolution`). Convolving the output gives back exactly
+the input's positions only when ``output_padding < stride`` in every dimension; a larger
+``output_padding`` (allowed below the dilation) takes the fold.
 """
 
 from __future__ import annotations
@@ -28,11 +35,13 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from ...conv_dispatch import has_direct_conv_transpose
+from ...ops.conv import TransposedConvolution
 from ...ops.fold import fold
 from ...ops.windows import ConstantPad
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
-from .conv import _as_2d, check_ranks_and_groups
+from .conv import _as_2d, _geometry_2d, check_ranks_and_groups
 from ... import autocast_state
 
 
@@ -115,6 +124,14 @@ def _conv_transpose(name: str, n: int, input: Tensor, weight: Tensor, bias: Opti
     batch, channels, sizes = x.shape[0], x.shape[1], tuple(x.shape[2:])
     kernel = tuple(weight.shape[2:])
     group_out = weight.shape[1]
+    if n <= 2 and all(e < s for e, s in zip(extra, steps)) and weight.numel():
+        geometry = _geometry_2d(steps, tuple((p, p) for p in pads), dilations, groups)
+        out_shape = (batch, groups * group_out, *output_sizes(sizes, kernel, steps, pads, extra, dilations))
+        if has_direct_conv_transpose(x, weight, bias, geometry, out_shape):
+            # the backend's own kernels, where they pay: no columns, no fold (see minitorch.ops.conv);
+            # a weight without elements (no input or output channels) keeps the fold's empty results
+            out = TransposedConvolution.apply(x, weight, bias, geometry, out_shape)
+            return out.squeeze(0) if unbatched else out
     # (G, C/G, N * prod(sizes)): one row per input channel of a group, one column per input position
     rows = x.reshape(batch, groups, channels // groups, math.prod(sizes)).permute(1, 2, 0, 3)
     rows = rows.reshape(groups, channels // groups, batch * math.prod(sizes))
