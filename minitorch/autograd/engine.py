@@ -98,6 +98,25 @@ def _run_tensor_hooks(node: Node, grad: "Tensor") -> "Tensor":
     return grad
 
 
+def leaves_reached(roots: Sequence[Node]) -> list["Tensor"]:
+    """The leaf tensors whose gradient nodes (:class:`AccumulateGrad`) the graph from ``roots``
+    reaches, each once, in the order a depth-first walk meets them: the parameters a result was
+    computed from."""
+    leaves: dict[int, "Tensor"] = {}
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            leaves.setdefault(id(node.variable), node.variable)
+            continue
+        stack.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
+    return list(leaves.values())
+
+
 #: per thread, for each backward pass running now (the innermost last): whether it captures
 _passes = threading.local()
 

@@ -43,7 +43,7 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator, Optional, 
 from .. import autocast_state
 from ..autograd import grad as differentiate
 from ..autograd import engine
-from ..autograd.function import AccumulateGrad, Context, Function, Node
+from ..autograd.function import Context, Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..creation import zeros_like
 from ..dispatch import tensor_class
@@ -225,20 +225,8 @@ def _captured_leaves(outputs: Sequence[Any], arguments: Sequence[Any]) -> list[A
     """The leaf tensors requiring grad that ``outputs`` were computed from, other than ``arguments``
     (a module's parameters, read by the function rather than passed to it), in the order met."""
     own = {id(a) for a in arguments}
-    found: dict[int, Any] = {}
-    seen: set[int] = set()
-    stack: list[Node] = [out._grad_node() for out in outputs if out.requires_grad]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, AccumulateGrad):
-            if id(node.variable) not in own:
-                found.setdefault(id(node.variable), node.variable)
-            continue
-        stack.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
-    return list(found.values())
+    reached = engine.leaves_reached([out._grad_node() for out in outputs if out.requires_grad])
+    return [leaf for leaf in reached if id(leaf) not in own]
 
 
 def _metadata(tensor: Any) -> dict[str, Any]:

@@ -89,21 +89,10 @@ def assign_buckets(params: Sequence[Tensor], bucket_cap: int, first_bucket_cap: 
 
 def parameters_reached(outputs: Any) -> set[int]:
     """``id`` of every leaf tensor whose gradient node the autograd graph of ``outputs`` reaches."""
-    from ...autograd.function import AccumulateGrad
+    from ...autograd.engine import leaves_reached
 
-    stack = [tensor.grad_fn for tensor in _tensors_in(outputs) if tensor.grad_fn is not None]
-    seen: set[int] = set()
-    reached: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, AccumulateGrad):
-            reached.add(id(node.variable))
-            continue
-        stack.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
-    return reached
+    roots = [tensor.grad_fn for tensor in _tensors_in(outputs) if tensor.grad_fn is not None]
+    return {id(leaf) for leaf in leaves_reached(roots)}
 
 
 def _tensors_in(value: Any) -> list[Tensor]:
