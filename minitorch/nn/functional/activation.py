@@ -16,6 +16,7 @@ from ...ops.activations import GELU, LogSoftmax, Softmax, Softplus
 from ...shapes import normalize_dim
 from ...tensor import Tensor, _named, add_tensor_methods, where
 from ...autocast_state import full_precision
+from ...autograd.grad_mode import is_grad_enabled
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 
@@ -26,7 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def names_its_node(node_name: str) -> Callable[[F], F]:
     """Give the result's ``grad_fn`` PyTorch's name for the activation (``EluBackward0``) where it
     is built from several ops (its last node would otherwise name it: ``WhereBackward0``); an
-    in-place call keeps the in-place node's name."""
+    in-place call is named by :func:`_in_place`."""
 
     def decorate(function: F) -> F:
         @functools.wraps(function)
@@ -39,15 +40,22 @@ def names_its_node(node_name: str) -> Callable[[F], F]:
     return decorate
 
 
-def _in_place(input: Tensor, result: Tensor, inplace: bool) -> Tensor:  # noqa: A002 - PyTorch's name
-    """``result``, or ``input`` overwritten with it when ``inplace`` (autograd follows the write)."""
-    return input.copy_(result) if inplace else result
+def _in_place(input: Tensor, compute: Callable[[Tensor], Tensor], inplace: bool,  # noqa: A002 - PyTorch's name
+              node_name: Optional[str] = None) -> Tensor:
+    """``compute(input)``, or when ``inplace`` ``input`` overwritten with it as PyTorch's in-place op:
+    computed from the old values, the op recorded as ``input``'s ``grad_fn`` (named ``node_name``,
+    PyTorch's in-place overload: ``LeakyReluBackward1``), not as a copy into it."""
+    if not inplace:
+        return compute(input)
+    records = is_grad_enabled() and input.requires_grad
+    input._inplace_apply(compute)
+    return _named(input, node_name) if records and node_name is not None else input
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`\max(0, x)`."""
     # BEGIN SOLUTION 5.1
-    return _in_place(input, input.relu(), inplace)
+    return _in_place(input, Tensor.relu, inplace)
     # END SOLUTION
 
 
@@ -59,7 +67,7 @@ def relu_(input: Tensor) -> Tensor:  # noqa: A002
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`\mathrm{negative\_slope} \cdot x`."""
     # BEGIN SOLUTION 5.1
-    return _in_place(input, where(input > 0, input, input * negative_slope), inplace)
+    return _in_place(input, lambda x: where(x > 0, x, x * negative_slope), inplace, "LeakyReluBackward1")
     # END SOLUTION
 
 
@@ -74,7 +82,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x\,\sigma(x)` (also called swish)."""
     # BEGIN SOLUTION 5.1
-    return _in_place(input, input * input.sigmoid(), inplace)
+    return _in_place(input, lambda x: x * x.sigmoid(), inplace, "SiluBackward0")
     # END SOLUTION
 
 

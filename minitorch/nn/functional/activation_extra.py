@@ -64,7 +64,7 @@ def _at_most(x: Tensor, bound: float = 0.0) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`."""
     _check_floating(input, "elu_cpu")
-    return _in_place(input, where(input > 0, input, alpha * _ExpMinusOne.apply(_at_most(input))), inplace)
+    return _in_place(input, lambda x: where(x > 0, x, alpha * _ExpMinusOne.apply(_at_most(x))), inplace, "EluBackward1")
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
@@ -75,8 +75,11 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
 def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`s \cdot \mathrm{elu}(x, \alpha)`, fixed :math:`\alpha \approx 1.6733`, :math:`s \approx 1.0507`."""
     _check_floating(input, "elu_cpu")
-    negative = (SELU_ALPHA * SELU_SCALE) * _ExpMinusOne.apply(_at_most(input))
-    return _in_place(input, where(input > 0, SELU_SCALE * input, negative), inplace)
+
+    def compute(x: Tensor) -> Tensor:
+        return where(x > 0, SELU_SCALE * x, (SELU_ALPHA * SELU_SCALE) * _ExpMinusOne.apply(_at_most(x)))
+
+    return _in_place(input, compute, inplace, "EluBackward1")
 
 
 def selu_(input: Tensor) -> Tensor:  # noqa: A002
@@ -89,8 +92,11 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     _check_floating(input, "elu_cpu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    negative = alpha * _ExpMinusOne.apply(_at_most(input) * (1.0 / alpha))
-    return _in_place(input, where(input > 0, input, negative), inplace)
+
+    def compute(x: Tensor) -> Tensor:
+        return where(x > 0, x, alpha * _ExpMinusOne.apply(_at_most(x) * (1.0 / alpha)))
+
+    return _in_place(input, compute, inplace, "CeluBackward1")
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
@@ -102,8 +108,11 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     r"""``input`` clamped to :math:`[\mathrm{min\_val}, \mathrm{max\_val}]`, slope 0 at the bounds themselves."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    result = where(input <= min_val, min_val, where(input >= max_val, max_val, input))
-    return _in_place(input, result.to(input.dtype), inplace)
+
+    def compute(x: Tensor) -> Tensor:
+        return where(x <= min_val, min_val, where(x >= max_val, max_val, x)).to(x.dtype)
+
+    return _in_place(input, compute, inplace, "HardtanhBackward0")
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
@@ -119,8 +128,11 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x \cdot \mathrm{relu6}(x + 3) / 6`: 0 up to -3, :math:`x` from 3."""
     _check_floating(input, "hardswish_cpu")
-    middle = input * (input + HARD_KNEE) / HARD_SPAN
-    return _in_place(input, where(input <= -HARD_KNEE, 0.0, where(input >= HARD_KNEE, input, middle)), inplace)
+
+    def compute(x: Tensor) -> Tensor:
+        return where(x <= -HARD_KNEE, 0.0, where(x >= HARD_KNEE, x, x * (x + HARD_KNEE) / HARD_SPAN))
+
+    return _in_place(input, compute, inplace, "HardswishBackward0")
 
 
 @names_its_node("HardsigmoidBackward0")
@@ -131,17 +143,24 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     one uses the float64 value.)
     """
     _check_floating(input, "hardsigmoid_cpu")
-    middle = (input + HARD_KNEE) / HARD_SPAN
-    return _in_place(input, where(input <= -HARD_KNEE, 0.0, where(input >= HARD_KNEE, 1.0, middle)), inplace)
+
+    def compute(x: Tensor) -> Tensor:
+        return where(x <= -HARD_KNEE, 0.0, where(x >= HARD_KNEE, 1.0, (x + HARD_KNEE) / HARD_SPAN))
+
+    return _in_place(input, compute, inplace, "HardsigmoidBackward0")
 
 
 @names_its_node("MishBackward0")
 def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x \tanh(\mathrm{softplus}(x))`."""
     _check_floating(input, "mish_cpu")
-    # softplus as log(1 + e^x), PyTorch's form; above MISH_LINEAR it is x to within tanh's rounding to 1
-    smooth = where(input > MISH_LINEAR, input, _at_most(input, MISH_LINEAR).exp().log1p())
-    return _in_place(input, input * smooth.tanh(), inplace)
+
+    def compute(x: Tensor) -> Tensor:
+        # softplus as log(1 + e^x), PyTorch's form; above MISH_LINEAR it is x to within tanh's rounding to 1
+        smooth = where(x > MISH_LINEAR, x, _at_most(x, MISH_LINEAR).exp().log1p())
+        return x * smooth.tanh()
+
+    return _in_place(input, compute, inplace, "MishBackward0")
 
 
 @names_its_node("LogSigmoidBackward0")
@@ -184,7 +203,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
 
 
 def _threshold(input: Tensor, bound: float, value: float, inplace: bool) -> Tensor:  # noqa: A002
-    return _in_place(input, where(input <= bound, value, input).to(input.dtype), inplace)
+    return _in_place(input, lambda x: where(x <= bound, value, x).to(x.dtype), inplace, "ThresholdBackward1")
 
 
 @names_its_node("ThresholdBackward0")
@@ -251,7 +270,7 @@ def rrelu(input: Tensor, lower: float = RRELU_LOWER, upper: float = RRELU_UPPER,
         slopes = rand_like(input.detach()) * (upper - lower) + lower
     else:
         slopes = (lower + upper) / 2.0
-    return _in_place(input, where(input >= 0, input, input * slopes), inplace)
+    return _in_place(input, lambda x: where(x >= 0, x, x * slopes), inplace, "RreluWithNoiseBackward1")
 
 
 def rrelu_(input: Tensor, lower: float = RRELU_LOWER, upper: float = RRELU_UPPER, training: bool = False) -> Tensor:  # noqa: A002
