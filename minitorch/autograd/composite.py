@@ -8,11 +8,15 @@ PyTorch's name whose edges go to the real inputs; its backward differentiates th
 
 Under ``create_graph=True`` the backward recomputes the ops on the real inputs instead, so the
 gradient it returns is itself differentiable with respect to them.
+
+Like PyTorch's node, the composite keeps the tensors its backward formula reads (``saves``: by
+default every tensor input) at their versions: changing one in place after the call, or running a
+second backward once the graph was freed, is PyTorch's error, not a silently stale gradient.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional, Sequence
 
 from ..dispatch import tensor_class
 from . import grad as differentiate
@@ -24,24 +28,24 @@ class Composite(Function):
     """The node of :func:`composite`: forward and backward run ``fn``'s own recorded ops."""
 
     @staticmethod
-    def forward(ctx: Context, name: str, fn: Callable[..., Any], *inputs: Any) -> Any:
+    def forward(ctx: Context, name: str, fn: Callable[..., Any], saves: Optional[Sequence[Any]], *inputs: Any) -> Any:
         ctx.grad_fn_name = name
         ctx.fn = fn
-        ctx.save_for_backward(*[a for a in inputs if _is_tensor(a)])
+        kept = inputs if saves is None else saves
+        ctx.save_for_backward(*[a for a in kept if _is_tensor(a)])
         ctx.inputs = inputs
         ctx.leaves = [a.detach().requires_grad_() if needs else a
-                      for a, needs in zip(inputs, ctx.needs_input_grad[2:])]
+                      for a, needs in zip(inputs, ctx.needs_input_grad[3:])]
         with enable_grad():
             ctx.inner = fn(*ctx.leaves)
         return ctx.inner.detach()
 
     @staticmethod
     def backward(ctx: Context, grad: Any) -> tuple:
-        wanted = [i for i, needs in enumerate(ctx.needs_input_grad[2:]) if needs]
+        wanted = [i for i, needs in enumerate(ctx.needs_input_grad[3:]) if needs]
+        ctx.saved_tensors  # noqa: B018 - PyTorch's errors for a saved tensor changed in place or freed
         if is_grad_enabled():  # create_graph: differentiate a graph built on the real inputs
             inputs = list(ctx.inputs)
-            saved = iter(ctx.saved_tensors)
-            inputs = [next(saved) if _is_tensor(a) else a for a in inputs]
             out = ctx.fn(*inputs)
             found = differentiate(out, [inputs[i] for i in wanted], grad, create_graph=True, allow_unused=True)
         else:
@@ -50,15 +54,19 @@ class Composite(Function):
         grads: list[Any] = [None] * len(ctx.inputs)
         for i, value in zip(wanted, found):
             grads[i] = value
-        return (None, None, *grads)
+        return (None, None, None, *grads)
 
 
 def _is_tensor(value: Any) -> bool:
     return isinstance(value, tensor_class())
 
 
-def composite(name: str, fn: Callable[..., Any], *inputs: Any) -> Any:
-    """``fn(*inputs)`` recorded as one node called ``name`` (e.g. ``"MseLossBackward0"``)."""
+def composite(name: str, fn: Callable[..., Any], *inputs: Any, saves: Optional[Sequence[Any]] = None) -> Any:
+    """``fn(*inputs)`` recorded as one node called ``name`` (e.g. ``"MseLossBackward0"``).
+
+    ``saves``: the tensors (None entries ignored) PyTorch's node saves for its backward, which
+    must not change in place before it runs; every tensor input when not given.
+    """
     if not is_grad_enabled() or not any(_is_tensor(a) and a.requires_grad for a in inputs):
         return fn(*inputs)
-    return Composite.apply(name, fn, *inputs)
+    return Composite.apply(name, fn, saves, *inputs)

@@ -364,12 +364,20 @@ def _add_scaled(input: Tensor, tensor1: Tensor, tensor2: Tensor, scale: Any, div
     return input + (scaled / tensor2 if divide else scaled * tensor2)
 
 
+def _addc_saves(tensor1: Tensor, tensor2: Tensor, divide: bool) -> tuple[Optional[Tensor], Optional[Tensor]]:
+    """What PyTorch's ``addcmul``/``addcdiv`` node saves: each factor only for the other's gradient
+    (``input`` never), but a divisor always (its own gradient reads it too)."""
+    return tensor1 if tensor2.requires_grad else None, tensor2 if divide or tensor1.requires_grad else None
+
+
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,  # noqa: A002
             out: Optional[Tensor] = None) -> Tensor:
     r""":math:`\text{input} + \text{value} \cdot \text{tensor1} \cdot \text{tensor2}`, broadcast."""
     a, b, c, value = _addc("addcmul", input, tensor1, tensor2, value)
     scale = value if value != 1 else None
-    return _into(composite("AddcmulBackward0", partial(_add_scaled, scale=scale, divide=False), a, b, c), out, "addcmul")
+    saves = _addc_saves(b, c, divide=False)
+    return _into(composite("AddcmulBackward0", partial(_add_scaled, scale=scale, divide=False), a, b, c, saves=saves),
+                 out, "addcmul")
 
 
 ADDCDIV_INTEGER_DIVISION = (
@@ -389,7 +397,9 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
         raise RuntimeError(ADDCDIV_INTEGER_DIVISION)
     a, b, c, value = _addc("addcdiv", input, tensor1, tensor2, value)
     scale = value if value != 1 else None
-    return _into(composite("AddcdivBackward0", partial(_add_scaled, scale=scale, divide=True), a, b, c), out, "addcdiv")
+    saves = _addc_saves(b, c, divide=True)
+    return _into(composite("AddcdivBackward0", partial(_add_scaled, scale=scale, divide=True), a, b, c, saves=saves),
+                 out, "addcdiv")
 
 
 # ---- the methods of Tensor ----

@@ -6,13 +6,16 @@ and the backward is one formula: with :math:`p = \mathrm{softmax}(x)` and :math:
 gradient reaching sample :math:`i`'s loss (0 for an ignored target),
 
 .. math:: \frac{\partial L}{\partial x_{ic}} = w_i \,(p_{ic} - [c = y_i]).
+
+As PyTorch's log-softmax and nll nodes, it saves the log-probabilities and the targets, not the
+logits: changing the logits in place after the loss is no error.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Context, Function
+from ..autograd.function import Context, Function, _modified_message
 from ..autograd.grad_mode import is_grad_enabled
 from ..device import device
 from ..dispatch import gather_op, log_softmax_op, map_op, reduce_op, scatter_add_op, transfer, zip_op
@@ -48,7 +51,7 @@ class CrossEntropy(Function):
         safe, kept, minus_kept, count = _target_masks(x, target, ignore_index)
         log_p = log_softmax_op(x)  # one kernel on the cpu
         picked = zip_op("mul", gather_op(log_p, 1, safe), kept)
-        ctx.save_for_backward(x, log_p, target)
+        _keep_logits(ctx, x, log_p, target)
         ctx.masks = safe, kept, minus_kept
         if reduction == "none":
             return map_op("neg", picked).view(n)
@@ -63,7 +66,7 @@ class CrossEntropy(Function):
     def _fused_forward(ctx: Context, x: Tensor, target: Tensor) -> Tensor:
         """The forward as one kernel (:func:`~minitorch.loss_dispatch.cross_entropy_op`)."""
         losses, log_p, count, total = cross_entropy_op(x, target, ctx.ignore_index)
-        ctx.save_for_backward(x, log_p, target)
+        _keep_logits(ctx, x, log_p, target)
         ctx.masks = None
         ctx.count = count
         if ctx.reduction == "none":
@@ -77,11 +80,11 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None, None]:
-        x, log_p, target = ctx.saved_tensors
+        log_p, target = ctx.saved_tensors
         divisor = max(ctx.count, 1) if ctx.reduction == "mean" else 1  # no counted target: no gradient
         if ctx.masks is None and not is_grad_enabled():
             return cross_entropy_backward_op(log_p, target, ctx.ignore_index, grad, divisor), None, None, None
-        safe, kept, minus_kept = ctx.masks or _target_masks(x, target, ctx.ignore_index)[:3]
+        safe, kept, minus_kept = ctx.masks or _target_masks(log_p, target, ctx.ignore_index)[:3]
         if ctx.reduction == "none":
             per_sample = grad.view(-1, 1)
         elif ctx.reduction == "sum":
@@ -90,9 +93,19 @@ class CrossEntropy(Function):
             per_sample = grad / divisor
         weight = per_sample * kept
         if is_grad_enabled():  # create_graph: the softmax is taken again, as a differentiable function of x
+            x, version = ctx.logits
+            if x._version != version:  # its values are gone: an error rather than a wrong second derivative
+                raise RuntimeError(_modified_message(x, version, None))
             return ScatterAdd.apply(Softmax.apply(x, 1) * weight, 1, safe, per_sample * minus_kept), None, None, None
         # no graph: the product is a new tensor nothing else holds, so -weight lands in it in place
         return scatter_add_op(per_sample * minus_kept, 1, safe, log_p.exp() * weight), None, None, None
+
+
+def _keep_logits(ctx: Context, x: Tensor, log_p: Tensor, target: Tensor) -> None:
+    """Save what the backward reads, and the logits with their version apart (only a backward
+    that builds a graph reads them)."""
+    ctx.save_for_backward(log_p, target)
+    ctx.logits = x, x._version
 
 
 def _target_masks(x: Tensor, target: Tensor, ignore_index: int) -> tuple[Tensor, Tensor, Tensor, int]:

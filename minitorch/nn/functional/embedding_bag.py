@@ -117,8 +117,12 @@ def embedding_bag(
         raise RuntimeError(f"Index {k} of input takes value {indices[k]} which is not in the valid range [0, {num})")
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
+    # PyTorch's node keeps the (flat) indices, and each of weight and per_sample_weights for the other's gradient
+    weighted = per_sample_weights is not None and per_sample_weights.requires_grad
+    saves = (input.reshape(-1), offsets, weight if weighted else None, per_sample_weights if weight.requires_grad else None)
     return composite("EmbeddingBagBackward0", partial(_reduce_bags, indices=indices, starts=starts, ends=ends,
-                                                      mode=mode, padding_idx=padding_idx), weight, per_sample_weights)
+                                                      mode=mode, padding_idx=padding_idx), weight, per_sample_weights,
+                     saves=saves)
 
 
 def _reduce_bags(weight: Tensor, per_sample_weights: Optional[Tensor], indices: np.ndarray, starts: np.ndarray,

@@ -189,7 +189,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     _check_class_weight(weight, classes, input.dim())
     _refuse_grad("nll_loss_forward", weight=weight)
     return composite("NllLossBackward0", partial(_nll_loss, target=target, weight=weight, ignore_index=ignore_index,
-                                                 reduction=reduction, classes=classes), input)
+                                                 reduction=reduction, classes=classes), input,
+                     saves=(input, target, weight))
 
 
 def _nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int,  # noqa: A002
@@ -281,7 +282,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
         _check_fits(weight, input)
     _refuse_grad("binary_cross_entropy", weight=weight)
     return composite("BinaryCrossEntropyBackward0", partial(_binary_cross_entropy, weight=weight, reduction=reduction),
-                     input, target)
+                     input, target, saves=(input, target, weight))
 
 
 def _binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str) -> Tensor:  # noqa: A002
@@ -310,7 +311,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     _refuse_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     return composite("BinaryCrossEntropyWithLogitsBackward0",
                      partial(_binary_cross_entropy_with_logits, weight=weight, reduction=reduction, pos_weight=pos_weight),
-                     input, target)
+                     input, target, saves=(input, target, weight, pos_weight))
 
 
 def _binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor],  # noqa: A002

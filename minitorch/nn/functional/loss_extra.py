@@ -173,7 +173,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError("target out of range")
     _refuse_grad("multi_margin_loss", weight=weight)
     return composite("MultiMarginLossBackward0", partial(_multi_margin_loss, target=target, p=p, margin=margin,
-                                                         weight=weight, reduction=reduction), input)
+                                                         weight=weight, reduction=reduction), input,
+                     saves=(input, target, weight))
 
 
 def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,  # noqa: A002
