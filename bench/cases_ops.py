@@ -11,6 +11,8 @@ from harness import MINITORCH, NUMPY, TORCH, Call, Case, Context, Factory, Row, 
 
 #: tiny tensors: almost no arithmetic, so the time is the fixed cost of an op
 TINY_SIDE = 8
+#: a DataLoader batch of MNIST-sized samples, as default_collate stacks it
+COLLATE_BATCH, SAMPLE_SHAPE = 64, (1, 28, 28)
 ELEMENTWISE_SIZES = (10**4, 10**5, 10**6, 10**7)
 #: "large" elementwise ops, where the issue's target applies
 LARGE_ELEMENTWISE = 10**6
@@ -77,6 +79,7 @@ def overhead_cases(ctx: Context) -> list[Case]:
     shape = f"{TINY_SIDE}x{TINY_SIDE}"
     row = [Row(MINITORCH, target=OVERHEAD_TARGET)]
     tiny_op = [Row(MINITORCH, target=TINY_OP_TARGET)]
+    samples = [float32(rng, *SAMPLE_SHAPE) for _ in range(COLLATE_BATCH)]
     group = "per-op overhead"
     return [
         Case(f"overhead: a + b {shape}", group, same_op(ctx, arrays, lambda a, b: a + b), rows=tiny_op,
@@ -88,6 +91,10 @@ def overhead_cases(ctx: Context) -> list[Case]:
              description="backward(retain_graph=True) of (a * b + a).sum(), the graph built once"),
         Case(f"overhead: fwd+backward() 3 ops {shape}", group, _graph_factories(ctx, arrays, keep_graph=False),
              rows=row, budget_s=0.5, description="(a * b + a).sum().backward(), graph built each call"),
+        Case(f"overhead: stack of {COLLATE_BATCH} samples {'x'.join(map(str, SAMPLE_SHAPE))}", group,
+             same_op(ctx, samples, lambda *xs: minitorch.stack(xs), numpy_op=lambda *xs: np.stack(xs),
+                     torch_op=lambda *xs: ctx.torch.stack(xs)),
+             budget_s=0.5, description="what a DataLoader's default_collate does per batch: one stack of the samples"),
     ]
 
 
