@@ -105,18 +105,20 @@ def lstm_forward_op(xw: "Tensor", w_hh: "Tensor", h0: "Tensor", c0: "Tensor", re
     return sequence
 
 
-def _gradient_or_zeros(grad: "Optional[Tensor]", what: str, shape: tuple[int, ...], like: "Tensor") -> "Tensor":
-    """A fresh contiguous copy of ``grad`` (the kernels write into it), zeros where it is None;
-    a ValueError unless it is of ``shape`` and of ``like``'s dtype and device."""
+def _zeros(shape: tuple[int, ...], like: "Tensor") -> "Tensor":
+    """New zeros of ``shape`` in ``like``'s dtype and on its device."""
+    zeros = _result(shape, like._data.dtype, like._device)
+    zeros._raw_fill(0)
+    return zeros
+
+
+def _checked_gradient(grad: "Tensor", what: str, shape: tuple[int, ...], like: "Tensor") -> "Tensor":
+    """``grad``, once it is of ``shape`` and of ``like``'s dtype and device (a ValueError naming them otherwise)."""
     dtype, device = like._data.dtype, like._device
-    if grad is None:
-        zeros = _result(shape, dtype, device)
-        zeros._raw_fill(0)
-        return zeros
     if grad._data.shape != shape or grad._data.dtype is not dtype or grad._device != device:
         raise ValueError(f"lstm backward: the gradient of the {what} must be {list(shape)} {dtype} on {device}; "
                          f"got {list(grad.shape)} {grad.dtype} {grad.device}")
-    return map_op("copy", grad)
+    return grad
 
 
 def lstm_backward_op(grad_h: "Optional[Tensor]", grad_c: "Optional[Tensor]", w_hh: "Tensor", c0: "Tensor",
@@ -125,15 +127,20 @@ def lstm_backward_op(grad_h: "Optional[Tensor]", grad_c: "Optional[Tensor]", w_h
     state of every step, and ``grad_c`` ``(B, H)``, that of the final cell state (None: zero)."""
     steps, batch, width = sequence.gates._data.shape
     size = width // LSTM_GATES
-    grad_h = _gradient_or_zeros(grad_h, "hidden states", (steps, batch, size), sequence.gates)
-    grad_c0 = _gradient_or_zeros(grad_c, "final cell state", (batch, size), sequence.gates)  # carried back in place
-    kernels = _kernels(sequence.gates, w_hh, c0, c0)  # the gates stand where xw stood: (T, B, 4H)
+    gates = sequence.gates
+    if grad_h is None:
+        grad_h = _zeros((steps, batch, size), gates)
+    else:  # only read by the kernels
+        grad_h = _checked_gradient(grad_h, "hidden states", (steps, batch, size), gates).contiguous()
+    # the cell gradient is carried back in place, from the final state's to c0's: a copy of its own
+    grad_c0 = (_zeros((batch, size), gates) if grad_c is None
+               else map_op("copy", _checked_gradient(grad_c, "final cell state", (batch, size), gates)))
+    grad_h0 = _zeros((batch, size), gates)  # h_n's own gradient arrives in grad_h
+    kernels = _kernels(gates, w_hh, c0, c0)  # the gates stand where xw stood: (T, B, 4H)
     c0 = c0.contiguous()
-    dtype, device = sequence.gates._data.dtype, sequence.gates._device
-    grad_pre = _result((steps, batch, width), dtype, device)
-    grad_h0 = _gradient_or_zeros(None, "final hidden state", (batch, size), sequence.gates)  # h_n's own arrives in grad_h
+    grad_pre = _result((steps, batch, width), gates._data.dtype, gates._device)
     if steps and batch and size:
-        kernels.lstm_backward(grad_h._data, w_hh._data, reverse, sequence.gates._data, sequence.slopes._data,
+        kernels.lstm_backward(grad_h._data, w_hh._data, reverse, gates._data, sequence.slopes._data,
                               sequence.tanh_c._data, sequence.cs._data, c0._data, grad_h0._data,
                               grad_c0._data, grad_pre._data)
     return grad_pre, grad_h0, grad_c0
