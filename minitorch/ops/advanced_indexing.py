@@ -158,6 +158,15 @@ def _expand_masks(advanced: list[tuple[int, np.ndarray]], shape: tuple[int, ...]
     return expanded
 
 
+def _in_bounds(values: np.ndarray, size: int, ordinal: int) -> np.ndarray:
+    """``values`` as positions in ``[0, size)``, negative ones counted from the end; PyTorch's
+    IndexError naming the first out of range (of the ``ordinal``-th indexed dimension)."""
+    bad = (values < -size) | (values >= size)
+    if bad.any():
+        raise IndexError(f"index {int(values[bad].flat[0])} is out of bounds for dimension {ordinal} with size {size}")
+    return np.where(values < 0, values + size, values)
+
+
 def _broadcast(indices: list[np.ndarray]) -> list[np.ndarray]:
     try:
         return list(np.broadcast_arrays(*indices))
@@ -179,10 +188,7 @@ class _Plan:
         sizes = [view.shape[d] for d in dims]
         flat = np.zeros(indices[0].shape, dtype=np.int64)
         for ordinal, (values, size) in enumerate(zip(indices, sizes)):
-            bad = (values < -size) | (values >= size)
-            if bad.any():
-                raise IndexError(f"index {int(values[bad].flat[0])} is out of bounds for dimension {ordinal} with size {size}")
-            flat = flat * size + np.where(values < 0, values + size, values)
+            flat = flat * size + _in_bounds(values, size, ordinal)
         self.view, self.dims, self.flat = view, dims, flat
         # side by side in the key (no slice, None or ... between): the result dims stay in place
         self.in_place = all(b - a == 1 for a, b in zip(positions, positions[1:]))
@@ -246,14 +252,7 @@ def _integer_rows(source: Tensor, key: Any) -> Optional[np.ndarray]:
 
 def _rows(source: Tensor, values: np.ndarray) -> Tensor:
     """``source[values]`` by :class:`IndexRows`, after PyTorch's bounds check (negative rows count from the end)."""
-    size = source.shape[0]
-    flat = values.reshape(-1)
-    if flat.size and (flat.min() < -size or flat.max() >= size):
-        bad = flat[(flat < -size) | (flat >= size)][0]
-        raise IndexError(f"index {int(bad)} is out of bounds for dimension 0 with size {size}")
-    if flat.size and flat.min() < 0:
-        flat = np.where(flat < 0, flat + size, flat)
-    index = make_tensor(flat, dtype=dtypes.int64, device=source.device)
+    index = make_tensor(_in_bounds(values.reshape(-1), source.shape[0], 0), dtype=dtypes.int64, device=source.device)
     return IndexRows.apply(source, index, values.shape, 1)
 
 
