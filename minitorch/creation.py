@@ -14,11 +14,11 @@ import numpy as np
 from . import dtypes
 from .autograd.grad_mode import is_grad_enabled
 from .device import DeviceLike, as_device
-from .dispatch import empty as empty_on_device, resolve_device
+from .dispatch import check_same_device, empty as empty_on_device, resolve_device
 from .generator import Generator, default_generator_of
 from .rounding import fused_multiply_add
 from .shapes import normalize_dim, shape_from_args
-from .tensor import Tensor, _move_to_device
+from .tensor import Tensor, _move_to_device, result_dtype
 from .tensor_data import TensorData, check_new_shape
 from .ops.views import Cat, Stack, is_legacy_empty
 
@@ -389,9 +389,6 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
     As PyTorch, a legacy empty tensor of shape ``(0,)`` may stand beside tensors of any shape:
     it adds nothing (and its gradient is empty), but its dtype takes part in the promotion."""
-    from .dispatch import check_same_device
-    from .tensor import result_dtype
-
     tensors = [t for t in tensors]
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -415,9 +412,6 @@ concat = cat
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors of the same shape along a new dimension ``dim``, promoting dtypes."""
-    from .dispatch import check_same_device
-    from .tensor import result_dtype
-
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
