@@ -116,16 +116,24 @@ class _ForwardState:
 
     def __init__(self, tensors: Sequence[Any], preserve_rng_state: bool) -> None:
         kinds = {"cpu", *(tensor.device.type for tensor in tensors)}
-        self.rng_states = {kind: default_generator_of(kind).get_state() for kind in kinds} if preserve_rng_state else {}
-        self.autocast = {kind: (autocast_state.is_autocast_enabled(kind), autocast_state.get_autocast_dtype(kind))
-                         for kind in DEVICE_TYPES}
+        self.rng_states = self._rng_states(kinds) if preserve_rng_state else {}
+        self.autocast = self._autocast()
+
+    @staticmethod
+    def _rng_states(kinds: Iterable[str]) -> dict[str, Any]:
+        """The state of each device kind's default random generator now."""
+        return {kind: default_generator_of(kind).get_state() for kind in kinds}
+
+    @staticmethod
+    def _autocast() -> dict[str, tuple[bool, Any]]:
+        """Autocast's setting and dtype for each device kind now."""
+        return {kind: (autocast_state.is_autocast_enabled(kind), autocast_state.get_autocast_dtype(kind))
+                for kind in DEVICE_TYPES}
 
     @contextmanager
     def replayed(self) -> Iterator[None]:
         """Within the block the forward's state holds; the current one comes back after (``fork_rng``)."""
-        current_rng = {kind: default_generator_of(kind).get_state() for kind in self.rng_states}
-        current_autocast = {kind: (autocast_state.is_autocast_enabled(kind), autocast_state.get_autocast_dtype(kind))
-                            for kind in DEVICE_TYPES}
+        current_rng, current_autocast = self._rng_states(self.rng_states), self._autocast()
         self._apply(self.rng_states, self.autocast)
         try:
             yield
