@@ -22,9 +22,9 @@ from ...ops.shape_ops import cat
 from ...tensor import Tensor
 from ...type_info import finfo
 from ..functional.distance import normalize
-from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from .parametrize import register_parametrization
+from .spectral_norm import output_dim, weight_as_matrix
 
 #: the power-iteration steps taken when the parametrization is registered
 SPECTRAL_NORM_WARMUP = 15
@@ -79,9 +79,7 @@ class _SpectralNorm(Module):
             self._power_method(matrix, SPECTRAL_NORM_WARMUP)
 
     def _as_matrix(self, weight: Tensor) -> Tensor:
-        if self.dim != 0:
-            weight = weight.permute(self.dim, *(d for d in range(weight.dim()) if d != self.dim))
-        return weight.flatten(1)
+        return weight_as_matrix(weight, self.dim)
 
     def _power_method(self, matrix: Tensor, steps: int) -> None:
         with no_grad():
@@ -110,7 +108,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+        dim = output_dim(module)
     return register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
 
 

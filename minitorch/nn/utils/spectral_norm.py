@@ -37,6 +37,19 @@ METADATA_KEY = "spectral_norm"
 ORIGINAL, LEFT, RIGHT = "_orig", "_u", "_v"
 
 
+def output_dim(module: Module) -> int:
+    """The dimension of a module's weight that indexes its outputs: 1 for the ``ConvTranspose``
+    layers (their weight is ``(in, out, ...)``), else 0. The rows of the spectral norm's matrix."""
+    return 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+
+
+def weight_as_matrix(weight: Tensor, dim: int) -> Tensor:
+    """``weight`` as a matrix: dimension ``dim`` as the rows, all others flattened into the columns."""
+    if dim != 0:
+        weight = weight.permute(dim, *(d for d in range(weight.dim()) if d != dim))
+    return weight.reshape(weight.size(0), -1)
+
+
 class SpectralNorm:
     """The forward pre-hook: sets ``module.<name>`` to ``<name>_orig`` over its estimated spectral norm."""
 
@@ -53,10 +66,8 @@ class SpectralNorm:
         self.eps = eps
 
     def reshape_weight_to_matrix(self, weight: Tensor) -> Tensor:
-        """``weight`` as a matrix: dimension ``dim`` as the rows, all others flattened into the columns."""
-        if self.dim != 0:
-            weight = weight.permute(self.dim, *(d for d in range(weight.dim()) if d != self.dim))
-        return weight.reshape(weight.size(0), -1)
+        """``weight`` as a matrix, dimension ``dim`` as the rows (PyTorch's method name)."""
+        return weight_as_matrix(weight, self.dim)
 
     def compute_weight(self, module: Module, do_power_iteration: bool) -> Tensor:
         r""":math:`W / u^\top W v`, after refining ``u`` and ``v`` in place when ``do_power_iteration``.
@@ -179,7 +190,7 @@ def spectral_norm(module: ModuleT, name: str = "weight", n_power_iterations: int
     ``dim`` is the output dimension of the weight: 0, except 1 for the ``ConvTranspose`` layers.
     """
     if dim is None:
-        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+        dim = output_dim(module)
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
