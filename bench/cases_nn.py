@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import subprocess
+import sys
 from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
 import minitorch
+import harness
 from harness import MINITORCH, TORCH, Call, Case, Context, Factory, NotAvailable, Row, Target
 
 CONV_SHAPE = (32, 3, 32, 32)  # batch 32, 3 channels, 32 x 32
@@ -150,6 +153,20 @@ def layer_cases(ctx: Context) -> list[Case]:
     ]
 
 
+def with_a_busy_core(case: Case, settings: harness.Settings) -> None:
+    """The case's usual interleaved timing while another process keeps one core busy (a browser,
+    a build, a second notebook), as a laptop often has. Afterwards minitorch's thread count is set
+    again, so the cases after this one start with every thread."""
+    threads = minitorch.get_num_threads()
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        harness.measure_interleaved(case, settings)
+    finally:
+        busy.kill()
+        busy.wait()
+        minitorch.set_num_threads(threads)
+
+
 def mlp_cases(ctx: Context) -> list[Case]:
     big = "-".join(map(str, MLP_WIDTHS))
     small = "-".join(map(str, SMALL_MLP_WIDTHS))
@@ -162,6 +179,11 @@ def mlp_cases(ctx: Context) -> list[Case]:
              _both(ctx, lambda lib, nn: mlp_step(lib, nn, SMALL_MLP_WIDTHS, SMALL_MLP_BATCH), simple=True),
              rows=[Row(MINITORCH), Row(SIMPLE, "[simple]")], budget_s=2.0,
              description="the same step, small enough for the pure-Python simple backend"),
+        Case(f"MLP SGD step {big}, batch {MLP_BATCH}, another process busy", "training",
+             _both(ctx, lambda lib, nn: mlp_step(lib, nn, MLP_WIDTHS, MLP_BATCH)), budget_s=2.0,
+             runner=with_a_busy_core,
+             description="the MLP step while another process spins on one core: threaded kernels wait for "
+                         "the scheduler (minitorch's then run on fewer threads, see cpu_thread_governor)"),
     ]
 
 

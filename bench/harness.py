@@ -292,6 +292,11 @@ def measure(case: Case, settings: Settings) -> None:
         except Exception as error:  # noqa: BLE001
             case.notes[MINITORCH] = _describe(error)
         return
+    measure_interleaved(case, settings)
+
+
+def measure_interleaved(case: Case, settings: Settings) -> None:
+    """:func:`measure`'s in-process timing: calibrate every key, then the interleaved batches."""
     calls = build_calls(case)
     per_call: dict[str, float] = {}
     for key in list(calls):

@@ -11,7 +11,8 @@ does not wait for the compiler:
 * a small convolutional net (``Conv2d``, ``MaxPool2d``, ``BatchNorm2d``, ``Flatten``);
 * the elementwise functions and reductions such models call (``exp``, ``log``, ``softmax``,
   ``mean``, ``max``, ``argmax``, comparisons), and cross-entropy over many classes.
-* the optimizers' updates of a parameter large enough for their threaded kernels.
+* the optimizers' updates of a parameter large enough for their threaded kernels;
+* the probe of busy cores that the thread governor sends after a long call (an empty threaded kernel).
 
 Each workload runs in float32, the default dtype. ``make`` runs the command after setting up
 the environment; ``pip install`` users run it once by hand. A second run finds everything in
@@ -32,6 +33,7 @@ import numpy as np
 
 import minitorch
 from minitorch import nn, optim
+from minitorch.backends.cpu_thread_governor import fastest_ping
 from minitorch.tensor import Tensor
 
 #: batch sizes: the first keeps every kernel serial, the second makes the big ones threaded
@@ -118,8 +120,14 @@ def optimizers(batch: int) -> None:
             optimizer.step()
 
 
+def thread_probe(batch: int) -> None:
+    """The thread governor's probe (:func:`.cpu_thread_governor.fastest_ping`), with the threaded kernels."""
+    if batch >= LARGE_BATCH:
+        fastest_ping()
+
+
 WORKLOADS: dict[str, Callable[[int], None]] = {
-    "mlp": mlp, "convnet": convnet, "functions": functions, "optimizers": optimizers,
+    "mlp": mlp, "convnet": convnet, "functions": functions, "optimizers": optimizers, "thread_probe": thread_probe,
 }
 
 

@@ -153,6 +153,29 @@ def test_measure_interleaves_and_reports_failures():
     assert case.notes["broken"] == "RuntimeError: boom"
 
 
+def test_the_busy_core_runner_times_beside_a_busy_process_and_cleans_up(monkeypatch):
+    import cases_nn
+    import minitorch
+
+    started = []
+    real_popen = cases_nn.subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(cases_nn.subprocess, "Popen", popen)
+    seen = []
+    case = Case("op", "group", {MINITORCH: lambda: (lambda: seen.append(started[0].poll()))},
+                runner=cases_nn.with_a_busy_core, settle_s=0.0)
+    threads = minitorch.get_num_threads()
+    harness.measure(case, Settings(repeats=3, min_repeats=3, min_batch_s=0.0))
+    assert len(case.times[MINITORCH]) == 3 and MINITORCH not in case.notes
+    assert seen and set(seen) == {None}  # the busy process ran through every call
+    assert started[0].poll() is not None  # and was stopped afterwards
+    assert minitorch.get_num_threads() == threads
+
+
 def test_compare_matches_rows_by_name():
     def run(seconds: dict[str, float]) -> dict:
         return {"cases": [{"rows": [{"name": name, "median_s": value, "target": None, "target_status": None}

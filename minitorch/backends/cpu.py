@@ -65,6 +65,7 @@ from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_re
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
+from .cpu_thread_governor import governed
 from .opcodes import code_of
 
 _HALF = np.dtype(np.float16)
@@ -418,8 +419,8 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     batch = out.shape[:-2]
     shape, out_strides = _layout(out)
     a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
-    kernel = cpu_matmul.matmul_kernel if kernels.threaded(out.size * a.shape[-1]) else cpu_matmul.matmul_kernel_serial
-    kernel(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
+    kernels.launch(out.size * a.shape[-1], cpu_matmul.matmul_kernel, cpu_matmul.matmul_kernel_serial,
+                   out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides, a.shape[-1])
 
 
 def _one_float_dtype(a: TensorData, b: TensorData, out: TensorData) -> bool:
@@ -466,9 +467,8 @@ def outer_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     batch = out.shape[:-2]
     shape, out_strides = _layout(out)
     a_strides, b_strides = _matrix_strides(a, batch), _matrix_strides(b, batch)
-    threaded = kernels.threaded(out.size * a.shape[-1])
-    kernel = cpu_matmul_outer.outer_matmul_kernel if threaded else cpu_matmul_outer.outer_matmul_kernel_serial
-    kernel(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides, a.shape[-1])
+    kernels.launch(out.size * a.shape[-1], cpu_matmul_outer.outer_matmul_kernel, cpu_matmul_outer.outer_matmul_kernel_serial,
+                   out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides, a.shape[-1])
 
 
 class PackedRight:
@@ -496,9 +496,8 @@ class PackedRight:
                 or a.shape[1] != b.shape[0] or out.shape != (a.shape[0], b.shape[1])):
             return self.fallback(a, b, out)
         (n, k), m = a.shape, b.shape[1]
-        threaded = kernels.threaded(n * m * k)
-        kernel = cpu_matmul_outer.packed_matmul_kernel if threaded else cpu_matmul_outer.packed_matmul_kernel_serial
-        kernel(out.buffer, out.strides[0], out.strides[1], a.buffer, a.strides[0], a.strides[1], self.packed, n, m, k)
+        kernels.launch(n * m * k, cpu_matmul_outer.packed_matmul_kernel, cpu_matmul_outer.packed_matmul_kernel_serial,
+                       out.buffer, out.strides[0], out.strides[1], a.buffer, a.strides[0], a.strides[1], self.packed, n, m, k)
 
 
 def _blas_ready(view: np.ndarray) -> bool:
@@ -565,16 +564,17 @@ class CpuBackend:
         steps = _flat_steps(out, a) if kernels.threaded(size) else None  # (small ops: looked at above)
         if steps is not None:
             shape, out_strides, a_strides = _flat_layout(out, steps)
-            kernels.map_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides)
+            governed(size, kernels.map_entry(code, True), out.buffer, shape, out_strides, a.buffer, a_strides)
             return
         if a_dtype == _HALF or out_dtype == _HALF:
             return _through_float32(self.map, op, a, out)
-        if kernels.threaded(out.size):
+        if kernels.threaded(size):
             walk = _walk_layout(out, a)
             if walk is not None:
-                return cpu_walk.map_entry(code)(out.buffer, _operand(a), *walk)
+                return governed(size, cpu_walk.map_entry(code), out.buffer, _operand(a), *walk)
         shape, out_strides, a_strides = _elementwise_layout(out, a)
-        kernels.map_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides)
+        kernels.launch(size, kernels.map_entry(code, True), kernels.map_entry(code, False),
+                       out.buffer, shape, out_strides, _operand(a), a_strides)
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
         size = out.size
@@ -596,16 +596,17 @@ class CpuBackend:
         steps = _flat_steps(out, a, b) if kernels.threaded(size) else None  # (small ops: looked at above)
         if steps is not None:
             shape, out_strides, a_strides, b_strides = _flat_layout(out, steps)
-            kernels.zip_entry(code, True)(out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
+            governed(size, kernels.zip_entry(code, True), out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
             return
         if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
             return _through_float32(self.zip, op, a, b, out)
-        if kernels.threaded(out.size):
+        if kernels.threaded(size):
             walk = _walk_layout(out, a, b)
             if walk is not None:
-                return cpu_walk.zip_entry(code)(out.buffer, _operand(a), _operand(b), *walk)
+                return governed(size, cpu_walk.zip_entry(code), out.buffer, _operand(a), _operand(b), *walk)
         shape, out_strides, a_strides, b_strides = _elementwise_layout(out, a, b)
-        kernels.zip_entry(code, kernels.threaded(out.size))(out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
+        kernels.launch(size, kernels.zip_entry(code, True), kernels.zip_entry(code, False),
+                       out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.REDUCE_CODES, op)
@@ -618,8 +619,9 @@ class CpuBackend:
         start = _accumulator_start(op, buffer)
         if use_long_run_kernel and out.size == 1 and kernels.threaded(a.size) and a_strides[dim] == 1 and shape[dim] == a.size:
             # everything into one value: one run, cut into parts for the threads
-            return cpu_reduce_long.reduce_long_run(code, out.buffer, buffer, a.size, start)
-        kernels.reduce_entry(code, kernels.threaded(a.size))(out.buffer, out_strides, buffer, shape, a_strides, dim, start)
+            return governed(a.size, cpu_reduce_long.reduce_long_run, code, out.buffer, buffer, a.size, start)
+        kernels.launch(a.size, kernels.reduce_entry(code, True), kernels.reduce_entry(code, False),
+                       out.buffer, out_strides, buffer, shape, a_strides, dim, start)
 
     def arg_reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
@@ -628,7 +630,8 @@ class CpuBackend:
         if a.storage.dtype == _HALF:
             return _through_float32(self.arg_reduce, op, a, dim, out)
         shape, a_strides, out_strides, dim = _coalesced_reduction(*_layout(a), _layout(out)[1], dim)
-        kernels.arg_reduce_entry(code, kernels.threaded(a.size))(out.buffer, out_strides, _operand(a), shape, a_strides, dim)
+        kernels.launch(a.size, kernels.arg_reduce_entry(code, True), kernels.arg_reduce_entry(code, False),
+                       out.buffer, out_strides, _operand(a), shape, a_strides, dim)
 
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
         """BLAS for floats if :data:`use_blas` is set, else the first of the small, the
@@ -661,9 +664,8 @@ class CpuBackend:
         rows, width = out.shape
         source = a.contiguous_buffer()
         target = out if out.is_contiguous() else TensorData(np.empty(out.size, out.storage.dtype), out.shape)
-        kernel = (cpu_log_softmax.log_softmax_kernel if kernels.threaded(out.size)
-                  else cpu_log_softmax.log_softmax_kernel_serial)
-        kernel(target.buffer, source, rows, width)
+        kernels.launch(out.size, cpu_log_softmax.log_softmax_kernel, cpu_log_softmax.log_softmax_kernel_serial,
+                       target.buffer, source, rows, width)
         if target is not out:
             _cast(target, out)
 

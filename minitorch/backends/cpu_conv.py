@@ -35,6 +35,8 @@ runs with many channels, and strided convolutions, go faster as a matrix product
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -42,6 +44,7 @@ from ..tensor_data import TensorData
 from . import kernel_cache
 from .base import ConvGeometry
 from .cpu_kernels import KERNEL_OPTIONS, REDUCE_OPTIONS, prange_only
+from .cpu_thread_governor import governed
 
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -458,15 +461,21 @@ def _on_grid(grad: TensorData, layout: np.ndarray) -> np.ndarray:
         return grad.buffer
     planes = int(layout[BATCH] * layout[OUT_CHANNELS])
     wide = np.empty(planes * ((out_h - 1) * pitch + out_w), grad.storage.dtype)
-    widen_kernel(wide, grad.numpy_view(), pitch)
+    governed(grad.size, widen_kernel, wide, grad.numpy_view(), pitch)
     return wide
+
+
+def _taps(w: TensorData) -> int:
+    """Multiply-adds per output element: a filter's size (input channels per group x kernel height x width)."""
+    return math.prod(w.shape[1:])
 
 
 def conv2d(x: TensorData, w: TensorData, bias: TensorData | None, geometry: ConvGeometry, out: TensorData) -> None:
     """:meth:`~.base.ConvKernels.conv2d` (``out`` fresh and contiguous)."""
     layout = _layout(x.shape, w.shape, geometry)
     bias_values = np.zeros(w.shape[0], out.storage.dtype) if bias is None else bias.contiguous_buffer()
-    forward_kernel(out.buffer, _padded(x, geometry), w.contiguous_buffer(), bias_values, layout)
+    governed(out.size * _taps(w), forward_kernel, out.buffer, _padded(x, geometry), w.contiguous_buffer(),
+             bias_values, layout)
 
 
 def conv2d_input_grad(grad: TensorData, w: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
@@ -474,15 +483,17 @@ def conv2d_input_grad(grad: TensorData, w: TensorData, geometry: ConvGeometry, o
     layout = _layout(out.shape, w.shape, geometry)
     (top, bottom), (left, right) = geometry.padding
     batch, channels, height, width = out.shape
+    work = grad.size * _taps(w)
     if not (top or bottom or left or right):
-        input_grad_kernel(out.buffer, _on_grid(grad, layout), w.contiguous_buffer(), layout)
+        governed(work, input_grad_kernel, out.buffer, _on_grid(grad, layout), w.contiguous_buffer(), layout)
         return
     padded = np.empty((batch, channels, int(layout[PADDED_H]), int(layout[PADDED_W])), out.storage.dtype)
-    input_grad_kernel(padded.reshape(-1), _on_grid(grad, layout), w.contiguous_buffer(), layout)
+    governed(work, input_grad_kernel, padded.reshape(-1), _on_grid(grad, layout), w.contiguous_buffer(), layout)
     out.numpy_view()[...] = padded[:, :, top : top + height, left : left + width]
 
 
 def conv2d_weight_grad(grad: TensorData, x: TensorData, geometry: ConvGeometry, out: TensorData) -> None:
     """:meth:`~.base.ConvKernels.conv2d_weight_grad` into the fresh contiguous ``out`` (``w``'s shape)."""
     layout = _layout(x.shape, out.shape, geometry)
-    weight_grad_kernel(out.buffer, _on_grid(grad, layout), _padded(x, geometry), layout)
+    governed(grad.size * _taps(out), weight_grad_kernel, out.buffer, _on_grid(grad, layout),
+             _padded(x, geometry), layout)

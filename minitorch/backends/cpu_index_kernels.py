@@ -25,7 +25,8 @@ from numba import njit, prange
 
 from ..tensor_data import TensorData, expand_strides
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, prange_only, serial_twin, start_position, threaded
+from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, launch, prange_only, serial_twin, start_position, threaded
+from .cpu_thread_governor import governed
 from .cpu_walk import first_row, next_row, parts_for, walk_layout
 
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
@@ -168,8 +169,10 @@ def accumulate(src: TensorData, out: TensorData) -> None:
         return
     shape, (walk_out, walk_src), split = walk_layout(out, src, split_disjoint=True)  # cached per layout
     parts = parts_for(int(shape[0])) if split and threaded(out.size) else 1
-    kernel = accumulate_kernel if parts > 1 else accumulate_kernel_serial
-    kernel(out.buffer, shape, walk_out, src.buffer, walk_src, parts)
+    if parts > 1:
+        governed(out.size, accumulate_kernel, out.buffer, shape, walk_out, src.buffer, walk_src, parts)
+    else:
+        accumulate_kernel_serial(out.buffer, shape, walk_out, src.buffer, walk_src, parts)
 
 
 def gather(a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
@@ -180,8 +183,8 @@ def gather(a: TensorData, dim: int, index: TensorData, out: TensorData) -> None:
         return
     a_walk = list(a.strides)
     a_walk[dim] = 0
-    kernel = gather_kernel if threaded(out.size) else gather_kernel_serial
-    kernel(
+    launch(
+        out.size, gather_kernel, gather_kernel_serial,
         out.buffer, _int64(out.shape), _int64(out.strides), a.buffer, _int64(a_walk), a.strides[dim],
         index.buffer, _int64(index.strides),
     )

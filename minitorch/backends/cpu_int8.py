@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, PARALLEL_MIN_WORK, prange_only
+from .cpu_kernels import KERNEL_OPTIONS, launch, prange_only
 
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -68,8 +68,8 @@ def int8_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape[1] > INT8_MAX_DEPTH:
         raise ValueError(f"int8_matmul: {a.shape[1]} terms per sum could overflow int32 (at most {INT8_MAX_DEPTH})")
     out = np.empty((a.shape[0], b.shape[0]), dtype=np.int32)
-    kernel = int8_matmul_parallel if out.size * a.shape[1] >= PARALLEL_MIN_WORK else int8_matmul_serial
-    kernel(out, np.ascontiguousarray(a), np.ascontiguousarray(b))
+    launch(out.size * a.shape[1], int8_matmul_parallel, int8_matmul_serial, out, np.ascontiguousarray(a),
+           np.ascontiguousarray(b))
     return out
 
 

@@ -85,6 +85,7 @@ from numba.core.registry import CPUDispatcher
 from numba.extending import overload
 
 from . import kernel_cache, op_branches, opcodes, vector_math
+from .cpu_thread_governor import governed
 
 # every kernel here is cached stamped with the op table too (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -669,6 +670,14 @@ arg_reduce_kernel_serial = serial_twin(arg_reduce_kernel, **KERNEL_OPTIONS)
 def threaded(work: int) -> bool:
     """Whether a kernel call with ``work`` elements (multiply-adds) goes to the threaded kernel."""
     return work >= PARALLEL_MIN_WORK
+
+
+def launch(work: int, kernel: Dispatcher, serial: Dispatcher, *args: Any) -> Any:
+    """``serial(*args)`` below :data:`PARALLEL_MIN_WORK`, else ``kernel(*args)`` on the threads
+    the thread governor allows (:mod:`.cpu_thread_governor`)."""
+    if work < PARALLEL_MIN_WORK:
+        return serial(*args)
+    return governed(work, kernel, *args)
 
 
 # ---- entry points: one compiled kernel per op, the first time that op runs ----

@@ -28,7 +28,7 @@ from numba import njit, prange
 
 from ..tensor_data import TensorData
 from . import kernel_cache
-from .cpu_kernels import KERNEL_OPTIONS, prange_only, reduce_run, serial_twin, threaded, unary_into
+from .cpu_kernels import KERNEL_OPTIONS, launch, prange_only, reduce_run, serial_twin, unary_into
 from .cpu_log_softmax import log_softmax_row
 # plain names: Numba types a global name as a compile-time constant (see :mod:`.cpu_log_softmax`)
 from .opcodes import EXP, SUM
@@ -100,9 +100,8 @@ def cross_entropy(x: TensorData, target: TensorData, ignore_index: int, log_p: T
                   losses: TensorData) -> float:
     """:meth:`.base.LossKernels.cross_entropy` of a float32 or float64 matrix with at least one column."""
     rows, width = x.shape
-    kernel = cross_entropy_kernel if threaded(x.size) else cross_entropy_kernel_serial
-    return float(kernel(log_p.buffer, losses.buffer, x.contiguous_buffer(), target.contiguous_buffer(),
-                        rows, width, ignore_index))
+    return float(launch(x.size, cross_entropy_kernel, cross_entropy_kernel_serial, log_p.buffer, losses.buffer,
+                        x.contiguous_buffer(), target.contiguous_buffer(), rows, width, ignore_index))
 
 
 def cross_entropy_backward(log_p: TensorData, target: TensorData, ignore_index: int, grad: TensorData,
@@ -110,6 +109,5 @@ def cross_entropy_backward(log_p: TensorData, target: TensorData, ignore_index: 
     """:meth:`.base.LossKernels.cross_entropy_backward`; ``grad_x`` is contiguous."""
     rows, width = log_p.shape
     dtype = log_p.storage.dtype
-    kernel = cross_entropy_grad_kernel if threaded(log_p.size) else cross_entropy_grad_kernel_serial
-    kernel(grad_x.buffer, log_p.contiguous_buffer(), target.contiguous_buffer(), grad.contiguous_buffer().astype(dtype, copy=False),
+    launch(log_p.size, cross_entropy_grad_kernel, cross_entropy_grad_kernel_serial, grad_x.buffer, log_p.contiguous_buffer(), target.contiguous_buffer(), grad.contiguous_buffer().astype(dtype, copy=False),
            1 if grad.shape else 0, dtype.type(divisor), rows, width, ignore_index)

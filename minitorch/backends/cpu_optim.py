@@ -29,7 +29,7 @@ from numba import njit, prange
 from ..tensor_data import TensorData
 from . import kernel_cache
 from .base import AdamStep, SgdStep
-from .cpu_kernels import KERNEL_OPTIONS, prange_only, serial_twin, threaded
+from .cpu_kernels import KERNEL_OPTIONS, launch, prange_only, serial_twin
 
 # cached under a digest of this file's source (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -127,9 +127,8 @@ def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_
     decay, hyper[WEIGHT_DECAY] = adam_weight_decay(step)
     amsgrad = max_exp_avg_sq is not None
     running_max = max_exp_avg_sq.buffer if max_exp_avg_sq is not None else exp_avg_sq.buffer  # unread without amsgrad
-    kernel = adam_kernel if threaded(param.size) else adam_kernel_serial
-    kernel(param.buffer, grad.buffer, exp_avg.buffer, exp_avg_sq.buffer, running_max, hyper, decay, amsgrad,
-           step.maximize)
+    launch(param.size, adam_kernel, adam_kernel_serial, param.buffer, grad.buffer, exp_avg.buffer, exp_avg_sq.buffer,
+           running_max, hyper, decay, amsgrad, step.maximize)
 
 
 # ---- SGD ----
@@ -223,11 +222,9 @@ def sgd_step(param: TensorData, grad: TensorData, momentum_buffer: Optional[Tens
     hyper = np.empty(SGD_HYPER_SIZE, param.storage.dtype)  # each number rounded to the parameter's dtype, once
     hyper[SGD_WEIGHT_DECAY], hyper[SGD_MOMENTUM] = step.weight_decay, step.momentum
     hyper[SGD_ONE_MINUS_DAMPENING], hyper[SGD_NEG_LR] = 1 - step.dampening, -step.lr
-    decay, parallel = step.weight_decay != 0, threaded(param.size)
+    decay = step.weight_decay != 0
     if momentum_buffer is None:
-        kernel = sgd_kernel if parallel else sgd_kernel_serial
-        kernel(param.buffer, grad.buffer, hyper, decay, step.maximize)
+        launch(param.size, sgd_kernel, sgd_kernel_serial, param.buffer, grad.buffer, hyper, decay, step.maximize)
         return
-    momentum_kernel = sgd_momentum_kernel if parallel else sgd_momentum_kernel_serial
-    momentum_kernel(param.buffer, grad.buffer, momentum_buffer.buffer, hyper, decay, step.first,
-                    1 - step.dampening != 1, step.nesterov, step.maximize)
+    launch(param.size, sgd_momentum_kernel, sgd_momentum_kernel_serial, param.buffer, grad.buffer,
+           momentum_buffer.buffer, hyper, decay, step.first, 1 - step.dampening != 1, step.nesterov, step.maximize)

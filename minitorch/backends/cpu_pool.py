@@ -17,6 +17,7 @@ from ..tensor_data import TensorData
 from . import kernel_cache
 from .base import PoolGeometry
 from .cpu_kernels import KERNEL_OPTIONS, prange_only
+from .cpu_thread_governor import governed
 
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -92,7 +93,8 @@ def max_pool2d(x: TensorData, geometry: PoolGeometry, values: TensorData, indice
     planes = x.size // (height * width) if height * width else 0
     layout = np.array([planes, height, width, *geometry.kernel, *geometry.stride, *geometry.padding,
                        *geometry.dilation, *geometry.output], np.int64)
-    max_pool_kernel(values.buffer, indices.buffer, x.contiguous_buffer(), layout)
+    governed(values.size * geometry.kernel[0] * geometry.kernel[1], max_pool_kernel, values.buffer, indices.buffer,
+             x.contiguous_buffer(), layout)
 
 
 @njit(parallel=prange_only(), **KERNEL_OPTIONS)
@@ -121,5 +123,5 @@ def max_pool2d_backward(grad: TensorData, indices: TensorData, grad_x: TensorDat
     plane_size = height * width
     planes = grad_x.size // plane_size if plane_size else 0
     pooled = grad.size // planes if planes else 0
-    return int(max_pool_backward_kernel(grad_x.buffer, grad.contiguous_buffer(), indices.contiguous_buffer(), planes,
-                                        plane_size, pooled))
+    return int(governed(grad_x.size + grad.size, max_pool_backward_kernel, grad_x.buffer, grad.contiguous_buffer(),
+                        indices.contiguous_buffer(), planes, plane_size, pooled))

@@ -28,6 +28,8 @@ from typing import Any, Callable
 import numba
 
 from .cpu import CpuBackend
+from .cpu_thread_governor import GOVERNOR
+
 
 def set_num_threads(count: int) -> None:
     """Run the cpu kernels of the calling thread on ``count`` threads (``torch.set_num_threads``).
@@ -42,12 +44,14 @@ def set_num_threads(count: int) -> None:
         warnings.warn(f"set_num_threads({count}): Numba's pool has {pool} threads (NUMBA_NUM_THREADS); using {pool}",
                       stacklevel=2)
         count = pool
-    numba.set_num_threads(count)
+    GOVERNOR.reset(count)
 
 
 def get_num_threads() -> int:
-    """How many threads the calling thread's cpu kernels run on."""
-    return numba.get_num_threads()
+    """How many threads the calling thread's cpu kernels run on: the count set last (while other
+    programs hold the cores, the thread governor runs them on fewer for a while; see
+    :mod:`.cpu_thread_governor`)."""
+    return GOVERNOR.wanted()
 
 
 #: the layers that several Python threads may enter at once
