@@ -78,10 +78,11 @@ class _ThreadState(threading.local):
 
 @functools.lru_cache(maxsize=None)
 def _ping_kernel() -> Any:
-    """An empty ``prange`` loop, one task per thread (compiled at the first probe, then cached)."""
-    from .cpu_kernels import prange_only  # (cpu_kernels runs its kernels through this module)
+    """An empty ``prange`` loop, one task per thread (compiled at the first probe, then cached).
 
-    @numba.njit(parallel=prange_only(), cache=True)
+    (``parallel=True``: the loop has no array expression that another parallel feature could take.)"""
+
+    @numba.njit(parallel=True, cache=True)
     def ping(marks: np.ndarray) -> None:
         for i in prange(marks.size):
             marks[i] = i
