@@ -1,35 +1,16 @@
-r"""Fold an eval-mode ``BatchNorm2d`` into the ``Conv2d`` that feeds it.
-
-In eval mode BatchNorm is affine: with :math:`s = \gamma / \sqrt{\sigma^2 + \epsilon}`,
-:math:`\mathrm{bn}(\mathrm{conv}(x)) = \mathrm{conv}'(x)` where
-:math:`W' = W \cdot s` (per output channel) and :math:`b' = (b - \mu)\, s + \beta`.
-"""
+"""Fold every eval-mode ``BatchNorm2d`` into the ``Conv2d`` that feeds it, in a traced graph
+(the weights by :func:`minitorch.nn.utils.fusion.fuse_conv_bn_eval`)."""
 
 from __future__ import annotations
 
 import copy
 
-from ...autograd.grad_mode import no_grad
 from ...nn.modules.conv import Conv2d
 from ...nn.modules.module import Module
 from ...nn.modules.normalization import BatchNorm2d
-from ...nn.parameter import Parameter
-from ...creation import zeros
+from ...nn.utils.fusion import fuse_conv_bn_eval
 from ..graph_module import GraphModule, _fetch, _install, _remove
 from ..tracer import symbolic_trace
-
-
-def fuse_conv_bn_eval(conv: Conv2d, bn: BatchNorm2d) -> Conv2d:
-    """A copy of ``conv`` whose weight and bias absorb eval-mode ``bn``."""
-    if conv.training or bn.training:
-        raise AssertionError("Fusion only for eval!")
-    fused = copy.deepcopy(conv)
-    with no_grad():
-        scale = bn.weight / (bn.running_var + bn.eps).sqrt()
-        bias = conv.bias if conv.bias is not None else zeros(conv.out_channels, dtype=conv.weight.dtype)
-        fused.weight = Parameter(conv.weight * scale.view(-1, 1, 1, 1))
-        fused.bias = Parameter((bias - bn.running_mean) * scale + bn.bias)
-    return fused
 
 
 def fuse(model: Module) -> GraphModule:

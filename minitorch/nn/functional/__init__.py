@@ -92,3 +92,8 @@ from .dropout import feature_alpha_dropout  # noqa: E402
 from .upsampling import channel_shuffle  # noqa: E402
 
 __all__ += ["channel_shuffle", "feature_alpha_dropout"]
+
+# ---- AlexNet's local response normalisation ----
+from .normalization import local_response_norm  # noqa: E402
+
+__all__ += ["local_response_norm"]

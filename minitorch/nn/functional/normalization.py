@@ -16,6 +16,8 @@ from ...autograd import no_grad
 from ...tensor import Tensor
 from ...type_info import finfo
 from ._utils import shape_list
+from .padding import pad
+from .pooling import avg_pool2d, avg_pool3d
 
 
 def _normalize(x: Tensor, dims: tuple[int, ...], eps: float) -> Tensor:
@@ -174,3 +176,27 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,  # noqa:
     if bias is not None:
         out = out + _per_channel(bias, input.dim())
     return out
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,  # noqa: A002
+                        k: float = 1.0) -> Tensor:
+    r"""AlexNet's normalisation across channels: each value over its neighbours' mean square,
+
+    .. math:: b_c = a_c \Big/ \Big(k + \frac{\alpha}{n} \sum_{c'=c-\lfloor n/2 \rfloor}^{c+\lfloor (n-1)/2 \rfloor} a_{c'}^2\Big)^{\beta},
+
+    ``n = size``, channels beyond the edges counting as zeros (so the mean always divides by ``n``),
+    for input ``(N, C, *)``."""
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    # the window mean of the squares: an average pool of size x 1 over the channels, zero-padded
+    squares = input * input
+    before, after = size // 2, (size - 1) // 2
+    if input.dim() == 3:
+        mean = avg_pool2d(pad(squares.unsqueeze(1), (0, 0, before, after)), (size, 1), stride=1).squeeze(1)
+    else:
+        batch, channels = input.shape[:2]
+        planes = pad(squares.reshape(batch, 1, channels, input.shape[2], -1), (0, 0, 0, 0, before, after))
+        mean = avg_pool3d(planes, (size, 1, 1), stride=1).squeeze(1).reshape(input.shape)
+    return input / (mean * alpha + k) ** beta

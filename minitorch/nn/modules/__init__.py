@@ -103,3 +103,8 @@ __all__ += ["AvgPool3d", "BatchNorm3d", "Conv3d", "ConvTranspose3d", "MaxPool3d"
 from .fold import Fold, Unfold  # noqa: E402
 from .normalization import RMSNorm  # noqa: E402
 __all__ += ["Fold", "RMSNorm", "Unfold"]
+
+# ---- AlexNet's local response normalisation, ShuffleNet's channel shuffle ----
+from .normalization import LocalResponseNorm  # noqa: E402
+from .pixelshuffle import ChannelShuffle  # noqa: E402
+__all__ += ["ChannelShuffle", "LocalResponseNorm"]

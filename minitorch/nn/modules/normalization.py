@@ -13,7 +13,8 @@ from .. import init
 from ._weights import register_weight_and_bias
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "LocalResponseNorm",
+           "RMSNorm"]
 
 DEFAULT_EPS = 1e-5
 DEFAULT_MOMENTUM = 0.1
@@ -247,3 +248,17 @@ class InstanceNorm2d(_InstanceNorm):
     def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
         if input.dim() not in (3, 4):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class LocalResponseNorm(Module):
+    """Normalise each value over the mean square of ``size`` neighbouring channels (:func:`.F.local_response_norm`)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -1,4 +1,4 @@
-"""Pixel (un)shuffle layers: channels to blocks of pixels and back (sub-pixel convolution)."""
+"""Pixel (un)shuffle layers: channels to blocks of pixels and back (sub-pixel convolution); channel shuffle."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle"]
+__all__ = ["ChannelShuffle", "PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
@@ -35,3 +35,17 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Interleave the channels of ``(N, C, *)`` input in ``groups`` groups (ShuffleNet; :func:`.F.channel_shuffle`)."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

@@ -54,8 +54,19 @@ class _WeightNorm(Module):
 
 
 def weight_norm(module: Module, name: str = "weight", dim: Optional[int] = 0) -> Module:
-    """Reparametrize ``module.<name>`` as a length ``original0`` times a direction ``original1``."""
-    return register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    """Reparametrize ``module.<name>`` as a length ``original0`` times a direction ``original1``.
+
+    A state dict written under the older hook API (``<name>_g`` and ``<name>_v``) loads into it."""
+    register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def load_hook_api_keys(state_dict: dict, prefix: str, *_: object) -> None:
+        length, direction = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if length in state_dict and direction in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(length)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(direction)
+
+    module._register_load_state_dict_pre_hook(load_hook_api_keys)
+    return module
 
 
 class _SpectralNorm(Module):
