@@ -70,6 +70,7 @@ from .ops.reductions_extra import (
     argsort, count_nonzero, cumprod, cumsum, logsumexp, median, norm, sort, std_mean, topk, var_mean,
 )
 from . import linalg
+from . import testing  # minitorch.testing.assert_close, as torch.testing
 from . import optim  # noqa: E402 - after Tensor: optimizers are built on it
 
 half = float16

@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types", "quantized/", "toplevel_extra"),
     ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
-     "distributed/", "compiler", "ao/", "func/", "functional_aliases", "special"),
+     "distributed/", "compiler", "ao/", "func/", "functional_aliases", "special", "testing"),
     ("course/", "cli", "train", "train_ranks", "datasets", "demo", "milestones/", "warmup", "__main__", "__init__"),
 )
 
