@@ -10,6 +10,7 @@ import sys as _sys
 
 from . import accelerator, autograd, backends, cuda, random, return_types
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .creation import (
     arange, as_tensor, cat, concat, empty, empty_like, eye, from_numpy, full, full_like, is_tensor, linspace,
     numel, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, stack, tensor, zeros, zeros_like,

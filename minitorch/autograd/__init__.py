@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Optional, Sequence, Union
 
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Context, Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .variable import Variable
@@ -65,4 +66,5 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
     return tuple(results)
 
 
-__all__ = ["Context", "Function", "Variable", "enable_grad", "grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["Context", "Function", "Variable", "detect_anomaly", "enable_grad", "grad", "inference_mode",
+           "is_grad_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled"]

@@ -6,6 +6,9 @@
    its backward, sum each input's gradient back to the input's shape (undoing
    broadcasting), and add it to what that input's node has collected.
 3. Leaves (:class:`AccumulateGrad`) add their gradient into ``tensor.grad``.
+
+In anomaly mode (:mod:`~minitorch.autograd.anomaly_mode`) an error in a node's backward is
+reported with the forward call that made the node, and a NaN gradient is an error.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from . import profiling
+from . import anomaly_mode, profiling
+from .anomaly_mode import anomaly
 from .function import AccumulateGrad, Node, sole_reference
 from .grad_mode import set_grad_enabled
 
@@ -175,66 +179,84 @@ def _backpropagate(
         results = [None] * len(capture)
 
     pending: dict[int, Any] = {}
-    for node, output, grad in zip(roots, outputs, grad_outputs):
-        if node.num_outputs == 1:
-            pending[id(node)] = pending[id(node)] + grad if id(node) in pending else grad
+    for root, output, grad in zip(roots, outputs, grad_outputs):
+        if root.num_outputs == 1:
+            pending[id(root)] = pending[id(root)] + grad if id(root) in pending else grad
         else:  # one output of several: its gradient goes into that output's slot
-            slots = pending.setdefault(id(node), [None] * node.num_outputs)
+            slots = pending.setdefault(id(root), [None] * root.num_outputs)
             slot = output._output_nr
             slots[slot] = grad if slots[slot] is None else slots[slot] + grad
 
-    with set_grad_enabled(create_graph):
-        for node in leaves_first(topological_order(roots)):
-            grad = pending.pop(id(node), None)
-            if grad is None:
-                continue
-            if node.num_outputs == 1:
-                if node.tensor_pre_hooks or node.retains_grad_hook is not None:
-                    grad = _run_tensor_hooks(node, grad)
-                if captured and id(node) in captured:
-                    slot = captured[id(node)]
-                    results[slot] = grad if results[slot] is None else results[slot] + grad
-                if isinstance(node, AccumulateGrad):
-                    if capture is None:
-                        # the engine's own gradient (nothing else holds it) may become .grad itself
-                        owned = sole_reference(grad)
-                        if profiling.active is None:
-                            node.accumulate(grad, owned)
-                        else:
-                            profiling.active.backward("torch::autograd::AccumulateGrad",
-                                                      lambda: node.accumulate(grad, owned))
+    anomalous = anomaly.enabled  # read once a pass: one test of a local per node
+    checks_nan = anomalous and anomaly.check_nan
+    outer_node = anomaly_mode.running_node() if anomalous else None
+    node: Optional[Node] = None
+    try:
+        with set_grad_enabled(create_graph):
+            for node in leaves_first(topological_order(roots)):
+                grad = pending.pop(id(node), None)
+                if grad is None:
                     continue
-                grad_outputs_tuple: tuple = (grad,)
-            else:
-                grad_outputs_tuple = tuple(grad)  # one (possibly None) gradient per output slot
-            if node.pre_hooks:
-                for hook in list(node.pre_hooks.values()):
-                    replaced = hook(grad_outputs_tuple)
-                    if replaced is not None:
-                        grad_outputs_tuple = tuple(replaced)
-            if profiling.active is None:
-                input_grads = node.apply_grads(grad_outputs_tuple)
-            else:  # a profile is being taken: the node's backward becomes an event
-                input_grads = profiling.active.backward(node.name(), lambda: node.apply_grads(grad_outputs_tuple))
-            if node.post_hooks:
-                for hook in list(node.post_hooks.values()):
-                    replaced = hook(input_grads, grad_outputs_tuple)
-                    if replaced is not None:
-                        input_grads = tuple(replaced)
-            if not retain_graph:
-                node.release()
-            for (next_node, output_nr), shape, input_grad in zip(node.next_functions, node.input_shapes, input_grads):
-                if next_node is None or input_grad is None:
-                    continue
-                assert shape is not None
-                if input_grad._data.shape != shape:
-                    input_grad = sum_to_shape(input_grad, shape)
-                key = id(next_node)
-                if next_node.num_outputs == 1:
-                    pending[key] = pending[key] + input_grad if key in pending else input_grad
+                if anomalous:  # the parent of the nodes this one's backward makes
+                    anomaly_mode.set_running_node(node)
+                if node.num_outputs == 1:
+                    if node.tensor_pre_hooks or node.retains_grad_hook is not None:
+                        grad = _run_tensor_hooks(node, grad)
+                    if captured and id(node) in captured:
+                        slot = captured[id(node)]
+                        results[slot] = grad if results[slot] is None else results[slot] + grad
+                    if isinstance(node, AccumulateGrad):
+                        if capture is None:
+                            # the engine's own gradient (nothing else holds it) may become .grad itself
+                            owned = sole_reference(grad)
+                            if profiling.active is None:
+                                node.accumulate(grad, owned)
+                            else:
+                                profiling.active.backward("torch::autograd::AccumulateGrad",
+                                                          lambda: node.accumulate(grad, owned))
+                        continue
+                    grad_outputs_tuple: tuple = (grad,)
                 else:
-                    slots = pending.setdefault(key, [None] * next_node.num_outputs)
-                    slots[output_nr] = input_grad if slots[output_nr] is None else slots[output_nr] + input_grad
-            # only `pending` holds gradients between nodes (see sole_reference above)
-            grad = grad_outputs_tuple = input_grads = input_grad = None
+                    grad_outputs_tuple = tuple(grad)  # one (possibly None) gradient per output slot
+                if node.pre_hooks:
+                    for hook in list(node.pre_hooks.values()):
+                        replaced = hook(grad_outputs_tuple)
+                        if replaced is not None:
+                            grad_outputs_tuple = tuple(replaced)
+                if profiling.active is None:
+                    input_grads = node.apply_grads(grad_outputs_tuple)
+                else:  # a profile is being taken: the node's backward becomes an event
+                    input_grads = profiling.active.backward(node.name(),
+                                                            lambda: node.apply_grads(grad_outputs_tuple))
+                if node.post_hooks:
+                    for hook in list(node.post_hooks.values()):
+                        replaced = hook(input_grads, grad_outputs_tuple)
+                        if replaced is not None:
+                            input_grads = tuple(replaced)
+                if checks_nan:
+                    anomaly_mode.check_nan(node, input_grads)
+                if not retain_graph:
+                    node.release()
+                for (next_node, output_nr), shape, input_grad in zip(node.next_functions, node.input_shapes,
+                                                                     input_grads):
+                    if next_node is None or input_grad is None:
+                        continue
+                    assert shape is not None
+                    if input_grad._data.shape != shape:
+                        input_grad = sum_to_shape(input_grad, shape)
+                    key = id(next_node)
+                    if next_node.num_outputs == 1:
+                        pending[key] = pending[key] + input_grad if key in pending else input_grad
+                    else:
+                        slots = pending.setdefault(key, [None] * next_node.num_outputs)
+                        slots[output_nr] = input_grad if slots[output_nr] is None else slots[output_nr] + input_grad
+                # only `pending` holds gradients between nodes (see sole_reference above)
+                grad = grad_outputs_tuple = input_grads = input_grad = None
+    except Exception:
+        if anomaly.enabled and node is not None:
+            anomaly_mode.report_error(node)
+        raise
+    finally:
+        if anomalous:
+            anomaly_mode.set_running_node(outer_node)
     return results if capture is not None else None

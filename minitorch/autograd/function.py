@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import dispatch
 from ..dispatch import map_op, tensor_class, zip_op
+from . import anomaly_mode
+from .anomaly_mode import anomaly
 from .grad_mode import is_grad_enabled, no_grad, per_thread
 
 if TYPE_CHECKING:
@@ -47,11 +49,16 @@ def _modified_message(value: "Tensor", version: int, producer: Optional[str]) ->
     the node whose output it is (its current ``grad_fn`` unless it was saved as an op's output)."""
     producer = producer or (value.grad_fn.name() if value.grad_fn is not None else None)
     which = f", which is output 0 of {re.sub(r'Backward[0-9]+$', '', producer)}," if producer else ""
+    if anomaly.enabled:  # the warning of the node that failed came just before
+        hint = ("the backtrace further above shows the operation that failed to compute its gradient. "
+                "The variable in question was changed in there or anywhere later. Good luck!")
+    else:
+        hint = ("enable anomaly detection to find the operation that failed to compute its gradient, "
+                "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[torch.{value.type_name()} {list(value.shape)}]{which} is at version {value._version}; "
-        f"expected version {version} instead. Hint: enable anomaly detection to find the operation that "
-        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"expected version {version} instead. Hint: {hint}"
     )
 
 
@@ -186,6 +193,19 @@ class Node:
         self.retains_grad_hook: Optional[Callable[["Tensor"], None]] = None
         self.pre_hooks: "Optional[OrderedDict[int, Callable]]" = None
         self.post_hooks: "Optional[OrderedDict[int, Callable]]" = None
+        if anomaly.enabled:  # the one test anomaly mode adds to an op
+            anomaly_mode.record_forward(self)
+
+    #: :attr:`metadata` once made (most nodes never need one)
+    _metadata: Optional[dict] = None
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for anything to keep with the node; anomaly mode keeps the forward's traceback
+        there (``"traceback_"``) and the node whose backward made this one (``"parent_"``)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self) -> str:
         assert self.function is not None
