@@ -231,14 +231,12 @@ def _check_tensors(actual: TensorLike, expected: TensorLike, rtol: float, atol: 
     if options["check_dtype"] and actual.dtype != expected.dtype:
         mismatch("dtype", actual.dtype, expected.dtype)
 
-    shape = tuple(actual.shape)
     if quantized:
         actual, expected, what = actual.dequantize(), expected.dequantize(), "Quantized tensor-likes"
     else:
         what = "Tensor-likes"
     common = dtypes.promote_types(actual.dtype, expected.dtype).numpy
-    # reshaped: the dequantized copy of a 0-d quantized tensor has shape (1,)
-    a, e = (t.detach().cpu().numpy().astype(common, copy=False).reshape(shape) for t in (actual, expected))
+    a, e = (t.detach().cpu().numpy().astype(common, copy=False) for t in (actual, expected))
     matches = _isclose(a, e, rtol, atol, options["equal_nan"])
     if matches.all():
         return

@@ -92,6 +92,16 @@ def test_quantize_per_channel_integers_equal_torch(torch: ModuleType, qdtype: st
     assert ours.qscheme() is minitorch.per_channel_affine
 
 
+def test_a_0d_quantized_tensor_and_an_element_stay_0d_as_torch(torch: ModuleType) -> None:
+    shapes = []
+    for lib in (minitorch, torch):
+        whole = lib.quantize_per_tensor(lib.tensor(1.5), 0.1, 0, lib.quint8)
+        element = lib.quantize_per_tensor(lib.tensor([1.5, 2.0]), 0.1, 0, lib.quint8)[1]
+        shapes.append([tuple(t.shape) for t in (whole, whole.dequantize(), whole.int_repr(), element, element.dequantize())])
+        assert float(element.dequantize()) == 2.0
+    assert shapes[0] == shapes[1] == [()] * 5
+
+
 def test_rounding_is_to_nearest_even_after_the_zero_point_by_hand() -> None:
     # 0.05 / 0.1 is 0.5 in float32 arithmetic: ties go to the even integer, after adding z
     x = minitorch.tensor([0.05, 0.15, 0.25, -0.05, 12.7, 13.0, -12.9, -13.0])

@@ -108,7 +108,7 @@ class QuantizedTensor:
     def __init__(self, integers: np.ndarray, dtype: dtypes.dtype, scheme: qscheme, scales: np.ndarray,
                  zero_points: np.ndarray, axis: Optional[int] = None) -> None:
         """Internal: the quantize functions check the arguments and build the tensor."""
-        self._integers = integers
+        self._integers = np.asarray(integers)  # (a 0-d result of NumPy arithmetic is a scalar)
         self._dtype = dtype
         self._qscheme = scheme
         self._scales = scales.astype(np.float64)
@@ -217,7 +217,7 @@ class QuantizedTensor:
             values = (shifted * scales).astype(np.float32)
         else:
             values = scales.astype(np.float32) * shifted.astype(np.float32)
-        return from_numpy(np.ascontiguousarray(values, dtype=np.float32))
+        return from_numpy(np.array(values, dtype=np.float32, order="C"))  # (ascontiguousarray makes 0-d 1-d)
 
     # ---- copies and views ----
 
@@ -238,7 +238,7 @@ class QuantizedTensor:
             raise NotImplementedError("indexing a per-channel quantized tensor: dequantize() it first")
         if isinstance(index, Tensor):
             raise NotImplementedError("indexing a quantized tensor with a tensor: dequantize() it first")
-        return self._with_integers(np.ascontiguousarray(self._integers[index]))
+        return self._with_integers(np.array(self._integers[index], order="C"))
 
     def __repr__(self) -> str:
         values = self.dequantize().numpy()
