@@ -610,7 +610,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             start += self.shape[d]
         if not (0 <= start and start + length <= self.shape[d] and length >= 0):
             raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({self.shape[d]}).")
-        return self[(slice(None),) * d + (slice(start, start + length),)]
+        return views.Slice.apply(self, (slice(None),) * d + (slice(start, start + length),))
 
     def __getitem__(self, key: Any) -> "Tensor":
         advanced = _advanced_indexing()

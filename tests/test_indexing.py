@@ -87,3 +87,24 @@ def test_gather_on_float32_and_int(backend: str) -> None:
     assert out.tolist() == [[8, 1, 6, 11]]
     f = gather(a.float(), 0, minitorch.tensor([[2, 0, 1, 2]]))
     np.testing.assert_array_equal(values(f), [[8, 1, 6, 11]])
+
+
+def test_plain_int_and_slice_keys_give_numpys_views_on_strided_tensors() -> None:
+    """Keys of Python ints and step-1 slices (x[i], x[:, a:b], narrow, split, unbind) take a short
+    path past the general parser: the same elements, shapes and strides as NumPy's views, on a
+    base that is a permuted slice with an offset."""
+    base = np.arange(4 * 5 * 6, dtype=np.float64).reshape(4, 5, 6)
+    array = base.transpose(2, 0, 1)[1:, :, 1:]  # (5, 4, 4), strided, not at the storage's start
+    tensor = minitorch.tensor(base).permute(2, 0, 1)[1:, :, 1:]
+    keys = [0, -1, 4, -5, slice(None), slice(1, 3), slice(-2, None), slice(3, 1), slice(None, 100), (slice(None), 2),
+            (1, slice(0, 2)), (slice(None), slice(None), 3), (-2, -1, -4), (slice(2, 2), 0), (2, slice(None), slice(1, 2))]
+    for key in keys:
+        mine, expected = tensor[key], array[key]
+        assert mine.shape == expected.shape, key
+        np.testing.assert_array_equal(mine.numpy(), expected)
+        assert tuple(mine.stride()) == tuple(s // 8 for s in expected.strides) or expected.size <= 1, key
+    for key in (5, -6, (0, 4), (slice(None), slice(None), -5)):
+        with pytest.raises(IndexError, match="out of bounds"):
+            tensor[key]
+    with pytest.raises(IndexError, match="too many indices"):
+        tensor[0, 0, 0, 0]

@@ -95,12 +95,40 @@ def _tensor_item(item: Any) -> Any:
     return int(item.item())
 
 
+def _plain_view(data: TensorData, items: tuple) -> Optional[TensorData]:
+    """``data[items]`` for in-range Python ints and step-1 slices only (``x[i]``, ``x[:, a:b]``,
+    ``narrow``, ``split``, ``unbind``), without the general parser below; None for any other key."""
+    if len(items) > data.dims:
+        return None
+    shape: list[int] = []
+    strides: list[int] = []
+    offset = data.offset
+    for size, stride, item in zip(data.shape, data.strides, items):
+        kind = type(item)
+        if kind is slice and item.step is None:
+            start, stop, _ = item.indices(size)
+            length = max(0, stop - start)
+            shape.append(length)
+            strides.append(stride)
+            if length:
+                offset += start * stride
+        elif kind is int and -size <= item < size:
+            offset += (item % size) * stride
+        else:
+            return None
+    kept = len(items)
+    return TensorData(data.storage, (*shape, *data.shape[kept:]), (*strides, *data.strides[kept:]), offset)
+
+
 def basic_index(data: TensorData, key: Any) -> TensorData:
     """The view selected by ``key`` made of ints, slices, ``None`` and ``Ellipsis``.
 
     Raises IndexError like PyTorch's for out-of-range ints, too many indices and the index
     types this step does not support (tensors, lists, booleans).
     """
+    plain = _plain_view(data, key if type(key) is tuple else (key,))
+    if plain is not None:
+        return plain
     items = tuple(_tensor_item(item) for item in (key if isinstance(key, tuple) else (key,)))
     for item in items:
         if isinstance(item, bool) or not (item is None or item is Ellipsis or isinstance(item, (int, slice)) or hasattr(item, "__index__")):
