@@ -39,6 +39,12 @@ def norm_except_dim(v: Tensor, power: float, dim: int) -> Tensor:
     return (v.abs() ** power).sum(others, keepdim=True) ** (1.0 / power)
 
 
+def weight_from_parts(length: Tensor, direction: Tensor, dim: int) -> Tensor:
+    r""":math:`g\,v / \lVert v \rVert`, the norm over every dimension but ``dim`` (all when -1): the weight
+    both weight-norm APIs compute (PyTorch's ``torch._weight_norm``)."""
+    return direction * (length / norm_except_dim(direction, 2, dim))
+
+
 class _WeightNorm(Module):
     """:math:`g \\cdot v / \\lVert v \\rVert`, from ``(g, v)``; its right inverse splits a weight into them."""
 
@@ -47,7 +53,7 @@ class _WeightNorm(Module):
         self.dim = -1 if dim is None else dim
 
     def forward(self, weight_g: Tensor, weight_v: Tensor) -> Tensor:
-        return weight_v * (weight_g / norm_except_dim(weight_v, 2, self.dim))
+        return weight_from_parts(weight_g, weight_v, self.dim)
 
     def right_inverse(self, weight: Tensor) -> tuple[Tensor, Tensor]:
         return norm_except_dim(weight, 2, self.dim), weight

@@ -195,25 +195,25 @@ def spectral_norm(module: ModuleT, name: str = "weight", n_power_iterations: int
     return module
 
 
-def _find_hook(hooks: dict[int, Any], kind: type, name: str) -> Optional[int]:
+def find_hook(hooks: dict[int, Any], kind: type, name: str) -> Optional[int]:
     """The key in ``hooks`` of the first hook of class ``kind`` for the weight ``name``, if any."""
     for key, hook in hooks.items():
-        fn = hook if isinstance(hook, SpectralNorm) else getattr(hook, "fn", None)
-        if isinstance(hook, kind) and fn is not None and fn.name == name:
+        fn = getattr(hook, "fn", hook)  # a state dict hook names its weight through the pre-hook it serves
+        if isinstance(hook, kind) and fn.name == name:
             return key
     return None
 
 
 def remove_spectral_norm(module: ModuleT, name: str = "weight") -> ModuleT:
     """Undo :func:`spectral_norm`: ``module.<name>`` a parameter holding the last normalised weight."""
-    key = _find_hook(module._forward_pre_hooks, SpectralNorm, name)
+    key = find_hook(module._forward_pre_hooks, SpectralNorm, name)
     if key is None:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
     module._forward_pre_hooks[key].remove(module)
     del module._forward_pre_hooks[key]
     for hooks, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
                         (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
-        key = _find_hook(hooks, kind, name)
+        key = find_hook(hooks, kind, name)
         if key is not None:
             del hooks[key]
     return module

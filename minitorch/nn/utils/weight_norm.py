@@ -19,7 +19,8 @@ from typing import Any, Optional, TypeVar
 from ...tensor import Tensor
 from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
-from .parametrizations import norm_except_dim
+from .parametrizations import norm_except_dim, weight_from_parts
+from .spectral_norm import find_hook
 
 ModuleT = TypeVar("ModuleT", bound=Module)
 
@@ -37,15 +38,13 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module: Module) -> Tensor:
-        length, direction = getattr(module, self.name + LENGTH), getattr(module, self.name + DIRECTION)
-        return direction * (length / norm_except_dim(direction, 2, self.dim))
+        return weight_from_parts(getattr(module, self.name + LENGTH), getattr(module, self.name + DIRECTION), self.dim)
 
     @staticmethod
     def apply(module: Module, name: str, dim: Optional[int]) -> "WeightNorm":
         warnings.warn(DEPRECATION, FutureWarning, stacklevel=3)
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+        if find_hook(module._forward_pre_hooks, WeightNorm, name) is not None:
+            raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         if isinstance(weight, UninitializedParameter):
@@ -78,12 +77,12 @@ def weight_norm(module: ModuleT, name: str = "weight", dim: Optional[int] = 0) -
 
 def remove_weight_norm(module: ModuleT, name: str = "weight") -> ModuleT:
     """Undo :func:`weight_norm`: ``module.<name>`` a parameter holding the current weight."""
-    for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    key = find_hook(module._forward_pre_hooks, WeightNorm, name)
+    if key is None:
+        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    module._forward_pre_hooks[key].remove(module)
+    del module._forward_pre_hooks[key]
+    return module
 
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
