@@ -675,7 +675,7 @@ def threaded(work: int) -> bool:
 def launch(work: int, kernel: Dispatcher, serial: Dispatcher, *args: Any) -> Any:
     """``serial(*args)`` below :data:`PARALLEL_MIN_WORK`, else ``kernel(*args)`` on the threads
     the thread governor allows (:mod:`.cpu_thread_governor`)."""
-    if work < PARALLEL_MIN_WORK:
+    if not threaded(work):
         return serial(*args)
     return governed(work, kernel, *args)
 
