@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import threading
 from collections import OrderedDict, namedtuple
 from numbers import Number
@@ -60,6 +61,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     _base: Optional["Tensor"] = None
     _accumulate_node: Optional[AccumulateGrad] = None
     _leaf_hooks: "Optional[OrderedDict[int, Callable]]" = None  # made by the first register_hook
+    #: a view made by an op of several views (``split``, ``unbind``) with grad mode on, or a view of one
+    _multi_output_view = False
 
     # ---- construction ----
 
@@ -106,6 +109,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         view = Tensor._make(data, self._device)
         view._version_counter = self._version_counter
         view._base = self._base if self._base is not None else self
+        if self._multi_output_view:
+            view._multi_output_view = True
         return view
 
     # ---- properties ----
@@ -665,7 +670,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def __iter__(self) -> Iterator["Tensor"]:
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.shape[0]))
+        return iter(self.unbind(0))
 
     # ---- operator helpers ----
 
@@ -1122,20 +1127,35 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     # ---- in-place (under no_grad, or on tensors outside the graph) ----
 
-    def _check_inplace_allowed(self, other: Any = None) -> None:
+    def _check_inplace_allowed(self, *others: Any) -> None:
         """PyTorch's errors for writing, with grad mode on, into a leaf that requires grad or a view of one:
         the leaf's gradient would be computed from values that are gone."""
         if not is_grad_enabled():
             return
+        base = self._base
+        if base is not None and self._multi_output_view:
+            self._refuse_multi_output_view(others)
         if self._requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        base = self._base
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
+    def _refuse_multi_output_view(self, others: tuple) -> None:
+        """PyTorch's error for writing, with grad mode on, into a view made by an op of several
+        views (``split``, ``unbind``) when the write would be recorded: their one node's backward
+        cannot account for a piece that changed."""
+        tail = ("This view is the output of a function that returns multiple views. Such functions do not allow "
+                "the output views to be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
+        if self._requires_grad and self.grad_fn is not None:
+            made_by = re.sub(r"Backward\d*$", "", self.grad_fn.name())
+            raise RuntimeError(f"Output {self._output_nr} of {made_by} is a view and is being modified inplace. {tail}")
+        if any(isinstance(other, Tensor) and other._requires_grad for other in others):
+            raise RuntimeError(f"A view was created in no_grad mode and is being modified inplace with grad mode enabled. {tail}")
+
     def _inplace(self, op: str, other: Operand) -> "Tensor":
         """``self = self <op> other`` in this tensor's storage, keeping its dtype."""
-        self._check_inplace_allowed()
+        self._check_inplace_allowed(other)
         same_dtype = isinstance(other, Tensor) and other._data.dtype is self._data.dtype
         result = self._data.dtype if same_dtype else result_dtype(self, other)
         if op == "div" and not result.is_floating_point:
@@ -1236,7 +1256,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         map_op("copy", _scalar_tensor(value, self.dtype, self.device), out=self.detach())
 
     def fill_(self, value: Operand) -> "Tensor":
-        self._check_inplace_allowed()
+        self._check_inplace_allowed(value)
         if isinstance(value, Tensor) and value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
         if is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
@@ -1252,7 +1272,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def copy_(self, src: "Tensor", non_blocking: bool = False) -> "Tensor":
         """Copy ``src`` (broadcast, converted to this dtype and device) into this tensor."""
-        self._check_inplace_allowed()
+        self._check_inplace_allowed(src)
         if not isinstance(src, Tensor):
             raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
         self._check_fits(src.shape)
@@ -1270,7 +1290,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def _inplace_apply(self, compute: Callable[["Tensor"], "Tensor"], *others: Any) -> "Tensor":
         """``self = compute(self)`` in this tensor's storage; ``others`` are the op's other operands."""
-        self._check_inplace_allowed()
+        self._check_inplace_allowed(*others)
         records = is_grad_enabled() and (
             self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
         )

@@ -240,6 +240,11 @@ class TensorData:
         shape = self.shape[:dim] + (length,) + self.shape[dim + 1 :]
         return self.restrided(shape, self.strides, self.offset + start * self.strides[dim])
 
+    def selected(self, dim: int, index: int) -> "TensorData":
+        """The view at ``index`` along ``dim`` (checked by the caller), that dimension removed."""
+        return self.restrided(self.shape[:dim] + self.shape[dim + 1 :], self.strides[:dim] + self.strides[dim + 1 :],
+                              self.offset + index * self.strides[dim])
+
     def unsqueezed(self, dim: int) -> "TensorData":
         """The same elements with a new dimension of size 1 at ``dim`` (``0 <= dim <= dims``)."""
         step = self.strides[dim] * self.shape[dim] if dim < self.dims else 1  # any step: it is never taken

@@ -473,8 +473,10 @@ class Function:
         else:  # already off (backward, no_grad): nothing to switch
             out = cls.forward(ctx, *args, **kwargs) if kwargs else cls.forward(ctx, *args)
         if type(out) is tuple:
-            for output in out:
-                if isinstance(output, tensor) and output._base is not None:
+            first = args[0] if args else None
+            for output in out:  # (views of the first input, ``split``'s pieces, stay: no call for them)
+                if isinstance(output, tensor) and output._base is not None and output._base is not first \
+                        and output._base is not getattr(first, "_base", None):
                     _stand_alone_unless_input_view(output, args, kwargs)
             return cls._record_several(ctx, args, out) if record else out
         base = out._base

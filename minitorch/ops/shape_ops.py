@@ -19,7 +19,7 @@ from ..creation import tensor as make_tensor
 from ..shapes import normalize_dim, shape_from_args
 from ..tensor import Tensor, add_tensor_methods, where
 from .indexing import gather, index_select
-from .views import Slice
+from .views import pieces
 
 IntOrSizes = Union[int, Sequence[int]]
 
@@ -59,11 +59,8 @@ def split(tensor: Tensor, split_size_or_sections: IntOrSizes, dim: int = 0) -> t
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
                 f"but got split_sizes={sizes}"
             )
-    pieces, start = [], 0
-    for n in sizes:
-        pieces.append(Slice.apply(tensor, (slice(None),) * d + (slice(start, start + n),)))
-        start += n
-    return tuple(pieces)
+    name = "SplitBackward0" if isinstance(split_size_or_sections, int) else "SplitWithSizesBackward0"
+    return pieces(tensor, d, sizes, True, name)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
@@ -78,7 +75,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # no
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """The slices along ``dim``, that dimension removed."""
     d = normalize_dim(dim, input.dim())
-    return tuple(Slice.apply(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+    return pieces(input, d, (1,) * input.shape[d], False, "UnbindBackward0")
 
 
 # ---- reordering ----

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..autograd.engine import sum_to_shape
 from ..autograd.function import Context, Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.linear_map import linear_map
 from ..dispatch import cat_op, empty, map_op, tensor_class
 from ..index_checks import INDEX_DTYPES
@@ -266,3 +267,53 @@ class Stack(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, ...]:
         return tuple(grad.unbind(ctx.dim))
+
+
+class Pieces(Function):
+    r"""Consecutive pieces of ``a`` along ``dim`` as views, all outputs of one node (PyTorch's
+    ``SplitBackward0``, ``SplitWithSizesBackward0`` and ``UnbindBackward0``).
+
+    ``sizes`` lists each piece's length along ``dim``; without ``keepdim`` each length is 1 and
+    the dimension is dropped (``unbind``). The gradient joins the pieces' gradients again, zeros
+    standing for a piece no gradient reached:
+    :math:`\partial L / \partial a = \operatorname{cat}(\partial L / \partial p_0, \ldots, \partial L / \partial p_{k-1})`.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dim: int, sizes: tuple[int, ...], keepdim: bool, name: str) -> tuple[Tensor, ...]:
+        ctx.grad_fn_name = name
+        ctx.input_shape, ctx.dim, ctx.sizes, ctx.keepdim = a._data.shape, dim, sizes, keepdim
+        data, pieces = a._data, []
+        if keepdim:
+            start = 0
+            for size in sizes:
+                pieces.append(a._view_of(data.narrowed(dim, start, size)))
+                start += size
+        else:
+            for index in range(len(sizes)):
+                pieces.append(a._view_of(data.selected(dim, index)))
+        return tuple(pieces)
+
+    @staticmethod
+    def backward(ctx: Context, *grads: Optional[Tensor]) -> tuple[Optional[Tensor], ...]:
+        shape, dim = ctx.input_shape, ctx.dim
+        reached = next(g for g in grads if g is not None)
+        parts = []
+        for grad, size in zip(grads, ctx.sizes):
+            if grad is None:
+                grad = empty(shape[:dim] + ((size,) if ctx.keepdim else ()) + shape[dim + 1 :], reached.dtype, reached.device)
+                grad._raw_fill(0)
+            parts.append(grad)
+        joined = Cat.apply(*parts, dim=dim) if ctx.keepdim else Stack.apply(*parts, dim=dim)
+        return joined, None, None, None, None
+
+
+def pieces(a: Tensor, dim: int, sizes: Sequence[int], keepdim: bool, name: str) -> tuple[Tensor, ...]:
+    """:class:`Pieces` of ``a`` (``dim`` already normalised, ``sizes`` checked), marked as the
+    views of a multi-output node when made with grad mode on: PyTorch refuses in-place changes
+    to them (and to views of them), since one node's backward could not account for them."""
+    made = Pieces.apply(a, dim, tuple(sizes), keepdim, name)
+    if is_grad_enabled():
+        for piece in made:
+            piece._multi_output_view = True
+    return made
