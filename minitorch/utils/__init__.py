@@ -1,5 +1,6 @@
-"""Utilities: hook handles, data loading (``utils.data``) and activation checkpointing (``utils.checkpoint``)."""
+"""Utilities: hook handles, data loading (``utils.data``), activation checkpointing (``utils.checkpoint``) and
+timing (``utils.benchmark``)."""
 
-from . import checkpoint, data, hooks
+from . import benchmark, checkpoint, data, hooks
 
-__all__ = ["checkpoint", "data", "hooks"]
+__all__ = ["benchmark", "checkpoint", "data", "hooks"]
