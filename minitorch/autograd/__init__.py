@@ -22,6 +22,7 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
     """
     from ..tensor import Tensor
     from . import engine
+    from .graph import GradientEdge
 
     if not only_inputs:
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
@@ -34,7 +35,7 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
     allow_unused = bool(allow_unused) or materialize_grads
 
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    ins = [inputs] if isinstance(inputs, (Tensor, GradientEdge)) else list(inputs)
     if grad_outputs is None:
         grad_outputs = [None] * len(outs)
     elif isinstance(grad_outputs, Tensor):
@@ -56,6 +57,8 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
     if materialize_grads:
         from ..creation import zeros_like
 
+        if any(value is None and not isinstance(x, Tensor) for value, x in zip(results, ins)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
         results = [zeros_like(x) if value is None else value for value, x in zip(results, ins)]
     for position, value in enumerate(results):
         if value is None and not allow_unused:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..dispatch import tensor_class
 from . import grad as differentiate
+from . import saved_hooks
 from .function import Context, Function
 from .grad_mode import enable_grad, is_grad_enabled
 
@@ -37,7 +38,11 @@ class Composite(Function):
         ctx.leaves = [a.detach().requires_grad_() if needs else a
                       for a, needs in zip(inputs, ctx.needs_input_grad[3:])]
         with enable_grad():
-            ctx.inner = fn(*ctx.leaves)
+            if saved_hooks.usage.threads:  # PyTorch's one op packs only the tensors saved above
+                with saved_hooks.suspended():
+                    ctx.inner = fn(*ctx.leaves)
+            else:
+                ctx.inner = fn(*ctx.leaves)
         return ctx.inner.detach()
 
     @staticmethod

@@ -121,16 +121,52 @@ def leaves_reached(roots: Sequence[Node]) -> list["Tensor"]:
     return list(leaves.values())
 
 
-#: per thread, for each backward pass running now (the innermost last): whether it captures
+def leading_to(order: list[Node], targets: set[int]) -> set[int]:
+    """The ids of the nodes of ``order`` (a topological order) from which a gradient reaches one
+    of the nodes ``targets`` (ids), those included: all that a pass capturing them must run."""
+    leading: set[int] = set()
+    for node in reversed(order):
+        if id(node) in targets or any(next_node is not None and id(next_node) in leading
+                                      for next_node, _ in node.next_functions):
+            leading.add(id(node))
+    return leading
+
+
+class GraphTask:
+    """One backward pass running now (PyTorch's graph task): whether it captures the gradients
+    of some tensors instead of accumulating them, and the nodes it runs, in order."""
+
+    __slots__ = ("captures", "order", "_runs", "__weakref__")
+
+    def __init__(self, captures: bool) -> None:
+        self.captures = captures
+        self.order: list[Node] = []
+        self._runs: Optional[set[int]] = None
+
+    def will_execute(self, node: Node) -> bool:
+        """Whether this pass runs ``node`` (it is reached, and leads to a captured tensor when
+        the pass captures): what ``register_multi_grad_hook`` asks."""
+        if self._runs is None:
+            self._runs = {id(n) for n in self.order}
+        return id(node) in self._runs
+
+
+#: per thread, the backward passes running now (the innermost last)
 _passes = threading.local()
+
+
+def current_graph_task() -> Optional[GraphTask]:
+    """The innermost backward pass running on this thread, or None outside backward."""
+    running = getattr(_passes, "tasks", None)
+    return running[-1] if running else None
 
 
 def innermost_pass_captures() -> bool:
     """Whether the innermost backward pass running on this thread returns the gradients of some
     tensors instead of accumulating them (``autograd.grad``, ``backward(inputs=...)``); False
     outside backward. What a reentrant checkpoint asks before it runs a backward of its own."""
-    running = getattr(_passes, "captures", None)
-    return bool(running) and running[-1]
+    task = current_graph_task()
+    return task is not None and task.captures
 
 
 def run_backward(
@@ -138,20 +174,23 @@ def run_backward(
     grad_outputs: Sequence["Tensor"],
     retain_graph: bool,
     create_graph: bool,
-    capture: Optional[Sequence["Tensor"]] = None,
+    capture: Optional[Sequence[Any]] = None,
 ) -> Optional[list[Optional["Tensor"]]]:
     """Backpropagate ``grad_outputs`` from ``outputs``.
 
     Without ``capture`` the gradients accumulate into the leaves' ``.grad``. With it (the
-    path of :func:`minitorch.autograd.grad`) no ``.grad`` is touched and the gradients
-    reaching the captured tensors are returned instead.
+    path of :func:`minitorch.autograd.grad`) no ``.grad`` is touched, only the nodes that lead
+    to a captured tensor run (as in PyTorch: other tensors' hooks do not fire), and the
+    gradients reaching the captured tensors are returned instead. A captured entry may also
+    be a gradient edge ``(node, output_nr)`` (``autograd.graph.get_gradient_edge``).
     """
-    running = getattr(_passes, "captures", None)
+    running = getattr(_passes, "tasks", None)
     if running is None:
-        running = _passes.captures = []
-    running.append(capture is not None)
+        running = _passes.tasks = []
+    task = GraphTask(capture is not None)
+    running.append(task)
     try:
-        return _backpropagate(outputs, grad_outputs, retain_graph, create_graph, capture)
+        return _backpropagate(outputs, grad_outputs, retain_graph, create_graph, capture, task)
     finally:
         running.pop()
 
@@ -161,7 +200,8 @@ def _backpropagate(
     grad_outputs: Sequence["Tensor"],
     retain_graph: bool,
     create_graph: bool,
-    capture: Optional[Sequence["Tensor"]],
+    capture: Optional[Sequence[Any]],
+    task: GraphTask,
 ) -> Optional[list[Optional["Tensor"]]]:
     """:func:`run_backward`'s pass itself."""
     roots = [t._grad_node() for t in outputs]
@@ -169,13 +209,17 @@ def _backpropagate(
     results: list[Optional["Tensor"]] = []
     if capture is not None:
         for slot, tensor in enumerate(capture):
-            if not tensor.requires_grad:
+            if isinstance(tensor, tuple):  # a gradient edge: (node, output_nr, ...)
+                target = tensor[0]
+            elif not tensor.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-            if tensor._grad_node().num_outputs != 1:
+            else:
+                target = tensor._grad_node()
+            if target.num_outputs != 1:
                 raise NotImplementedError("autograd.grad with respect to one output of an op with several "
                                           "outputs (svd, eigh, qr) is not supported; take it with respect to "
                                           "the op's input instead")
-            captured[id(tensor._grad_node())] = slot
+            captured[id(target)] = slot
         results = [None] * len(capture)
 
     pending: dict[int, Any] = {}
@@ -191,9 +235,15 @@ def _backpropagate(
     checks_nan = anomalous and anomaly.check_nan
     outer_node = anomaly_mode.running_node() if anomalous else None
     node: Optional[Node] = None
+    order = leaves_first(topological_order(roots))
+    leading: set[int] = set()
+    if captured:  # only what leads to a captured tensor runs
+        leading = leading_to(order, set(captured))
+        order = [n for n in order if id(n) in leading]
+    task.order = order
     try:
         with set_grad_enabled(create_graph):
-            for node in leaves_first(topological_order(roots)):
+            for node in order:
                 grad = pending.pop(id(node), None)
                 if grad is None:
                     continue
@@ -205,6 +255,9 @@ def _backpropagate(
                     if captured and id(node) in captured:
                         slot = captured[id(node)]
                         results[slot] = grad if results[slot] is None else results[slot] + grad
+                        if not any(next_node is not None and id(next_node) in leading
+                                   for next_node, _ in node.next_functions):
+                            continue  # nothing captured lies beyond it
                     if isinstance(node, AccumulateGrad):
                         if capture is None:
                             # the engine's own gradient (nothing else holds it) may become .grad itself

@@ -21,7 +21,7 @@ without checkpoint:
 
 What differs from PyTorch, and why: PyTorch's ``use_reentrant=False`` keeps the ordinary
 graph and only swaps its saved tensors for recomputed ones (saved-tensor hooks, which
-minitorch does not have). Here it is one node instead: the forward runs the function once
+this module predates and does not use). Here it is one node instead: the forward runs the function once
 with the graph recorded, to find the leaves it reads (the parameters of a module, found by
 walking that graph), then drops that graph (so the forward briefly holds one block's
 activations, as the recomputation does); the node's edges go to the tensor arguments and
