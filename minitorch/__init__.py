@@ -17,6 +17,7 @@ from .creation import (
 )
 from .device import device, get_default_device, set_default_device
 from .generator import Generator
+from .memory_formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .dtypes import (
     bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64, set_default_dtype,
     uint8,

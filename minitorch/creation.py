@@ -16,6 +16,7 @@ from .autograd.grad_mode import is_grad_enabled
 from .device import DeviceLike, as_device
 from .dispatch import check_same_device, empty as empty_on_device, resolve_device
 from .generator import Generator, default_generator_of
+from .memory_formats import contiguous_format, copy_strides, check_memory_format, preserve_format
 from .rounding import fused_multiply_add
 from .shapes import normalize_dim, shape_from_args
 from .tensor import Tensor, _move_to_device, result_dtype
@@ -182,41 +183,64 @@ def full(size: Sequence[int], fill_value: Any, *, out: Optional[Tensor] = None, 
 
 @_accepts_size_keyword
 def empty(*size: Any, out: Optional[Tensor] = None, dtype: Any = None, device: DeviceLike = None,
-          requires_grad: bool = False) -> Tensor:
-    """A tensor whose values are whatever memory held (here: zeros, for reproducibility)."""
+          requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """A tensor whose values are whatever memory held (here: zeros, for reproducibility), laid
+    out in ``memory_format`` (row-major by default)."""
     target = _dtype_or_out(dtype, out, dtypes.get_default_dtype())
-    return _written(out, _filled(shape_from_args(size), 0.0, target, device, requires_grad), "empty")
+    made = _filled(shape_from_args(size), 0.0, target, device, requires_grad)
+    return _written(out, in_memory_format(made, None, memory_format, "empty"), "empty")
+
+
+def in_memory_format(made: Tensor, like: Optional[Tensor], memory_format: Any, op: str) -> Tensor:
+    """``made``, a tensor a factory has just made (row-major, holding all of its storage, held by
+    nobody else), with its elements laid out in ``memory_format`` instead: ``preserve_format``
+    takes ``like``'s layout (PyTorch's rule, :func:`~minitorch.memory_formats.copy_strides`).
+    Nothing moves: equal values stay equal, random ones read as drawn in storage order (as
+    PyTorch's). PyTorch's errors for a format of another rank and for ``preserve_format``
+    without ``like``."""
+    if memory_format is None or memory_format is contiguous_format:
+        return made
+    fmt = check_memory_format(memory_format, op)
+    if fmt is preserve_format and like is None:
+        raise RuntimeError("unsupported memory format Preserve")
+    data = made._data
+    strides = copy_strides(data.shape, (like if like is not None else made)._data.strides, fmt)
+    made._data = TensorData(data.storage, data.shape, strides, data.offset)
+    return made
 
 
 def _like(maker: Callable[..., Tensor], t: Tensor, *args: Any, dtype: Any, device: DeviceLike,
-          requires_grad: bool) -> Tensor:
-    """``maker(t.shape, *args)`` with ``t``'s dtype and device unless others are given."""
-    return maker(t.shape, *args, dtype=dtype if dtype is not None else t.dtype,
+          requires_grad: bool, memory_format: Any) -> Tensor:
+    """``maker(t.shape, *args)`` with ``t``'s dtype and device unless others are given, laid out
+    in ``memory_format`` (row-major unless given: see :func:`in_memory_format`)."""
+    made = maker(t.shape, *args, dtype=dtype if dtype is not None else t.dtype,
                  device=device if device is not None else t.device, requires_grad=requires_grad)
+    return in_memory_format(made, t, memory_format, f"{maker.__name__}_like")
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002 - PyTorch's name
-               requires_grad: bool = False) -> Tensor:
+               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Zeros of ``input``'s shape, dtype and device."""
-    return _like(zeros, input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(zeros, input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones of ``input``'s shape, dtype and device."""
-    return _like(ones, input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(ones, input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002
-               requires_grad: bool = False) -> Tensor:
+               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """An uninitialised tensor of ``input``'s shape, dtype and device."""
-    return _like(empty, input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(empty, input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,  # noqa: A002
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """``fill_value`` in ``input``'s shape, dtype and device."""
-    return _like(full, input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(full, input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad,
+                 memory_format=memory_format)
 
 
 def _generator(device: DeviceLike, generator: Any = None) -> np.random.Generator:
@@ -255,14 +279,16 @@ def randn(*size: Any, generator: Any = None, out: Optional[Tensor] = None, dtype
     return _written(out, drawn, "randn")
 
 
-def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+              memory_format: Any = None) -> Tensor:
     """Uniform samples in :math:`[0, 1)` of ``t``'s shape, dtype and device."""
-    return _like(rand, t, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(rand, t, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
-def randn_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def randn_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
     """Standard normal samples of ``t``'s shape, dtype and device."""
-    return _like(randn, t, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(randn, t, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def _overload(op: str, names: tuple[str, ...], args: tuple[Any, ...], keywords: dict[str, Any],

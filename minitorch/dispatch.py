@@ -17,7 +17,8 @@ from . import dtypes
 from .backends import backend_for
 from .backends.base import ConcatKernels, offers
 from .index_checks import check_gather, check_scatter
-from .tensor_data import TensorData, check_new_shape, shape_broadcast
+from .memory_formats import result_strides
+from .tensor_data import Strides, TensorData, check_new_shape, shape_broadcast
 
 if TYPE_CHECKING:
     from .backends.base import Backend
@@ -101,6 +102,24 @@ def _result_from(backend: "Backend", shape: tuple[int, ...], dtype: dtypes.dtype
     return _TENSOR_CLASS._make(TensorData.contiguous(backend.empty(size, dtype), shape, size, 0, dtype), device)
 
 
+def empty_laid_out(shape: tuple[int, ...], strides: Strides, dtype: dtypes.dtype, device: "device") -> "Tensor":
+    """A new tensor with uninitialised values whose elements lie in its storage by ``strides``:
+    a dense layout of ``shape`` (a memory format's: :func:`.memory_formats.copy_strides`), so
+    the storage holds exactly as many elements."""
+    out = _result(shape, dtype, device)
+    out._data.strides = strides
+    return out
+
+
+def _follow_layout(out: "Tensor", operand: TensorData) -> None:
+    """Give ``out``, an elementwise result just made (row-major, nobody else holds it), the
+    channels-last layout of ``operand`` where PyTorch's result keeps it
+    (:func:`.memory_formats.result_strides`). Its storage holds the same elements either way."""
+    strides = result_strides(out._data.shape, operand.shape, operand.strides)
+    if strides is not None:
+        out._data.strides = strides
+
+
 def reshaped_result(out: "Tensor", shape: tuple[int, ...]) -> "Tensor":
     """``out``, a result an op has just made, in ``shape`` (as many elements): a reduction's
     ``(n, 1)`` read as ``(n,)``.
@@ -127,7 +146,10 @@ def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: 
     """``op`` applied to each element of ``a`` (into ``out`` when given)."""
     backend = backend_of(a)
     if out is None:
-        out = _result_from(backend, a._data.shape, out_dtype or a._data.dtype, a._device)
+        a_data = a._data
+        out = _result_from(backend, a_data.shape, out_dtype or a_data.dtype, a._device)
+        if a_data.dims > 3 and a_data.strides != out._data.strides and op != "copy":  # "copy": clone, cast
+            _follow_layout(out, a_data)
     else:
         check_same_device(out, a)
         _check_fits(out, a)
@@ -148,6 +170,8 @@ def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] 
         else:
             shape = b_shape if not a_shape else tuple(shape_broadcast(a_shape, b_shape))
         out = _result_from(backend, shape, out_dtype or a_data.dtype, a._device)
+        if len(shape) > 3 and a_data.strides != out._data.strides:  # the first operand of the whole shape decides
+            _follow_layout(out, a_data if a_data.shape == shape else b_data)
     else:
         check_same_device(a, b, out)
         _check_fits(out, a, b)

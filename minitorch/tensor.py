@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Unio
 
 import numpy as np
 
-from . import dtypes, return_types
+from . import dtypes, memory_formats, return_types
 from .autograd import engine
 from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
@@ -26,6 +26,7 @@ from .device import CPU, as_device, device
 from .keywords import accepts_numpy_names
 from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, views
+from .ops.layout import LaidOutCopy
 from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
 from .shapes import infer_size, normalize_dim, shape_from_args
@@ -172,8 +173,17 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 
-    def is_contiguous(self) -> bool:
-        return self._data.is_contiguous()
+    def is_contiguous(self, *, memory_format: memory_formats.memory_format = memory_formats.contiguous_format) -> bool:
+        """Whether the elements fill the storage without gaps in ``memory_format``'s order
+        (row-major by default, where an empty tensor always is; a channels-last format only for
+        its own rank)."""
+        data = self._data
+        if memory_format is memory_formats.contiguous_format:
+            return data.is_contiguous() or not data.size
+        memory_formats.check_memory_format(memory_format, "is_contiguous")
+        if memory_format is memory_formats.preserve_format:  # PyTorch answers for row-major order
+            return data.is_contiguous() or not data.size
+        return memory_formats.is_contiguous_as(data.shape, data.strides, memory_format)
 
     @property
     def _version(self) -> int:
@@ -403,12 +413,18 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return array.astype(dtype) if dtype is not None else array
 
     def to(self, *args: Any, **kwargs: Any) -> "Tensor":
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=True`` forces a copy."""
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``, each optionally followed
+        by ``non_blocking`` and ``copy``; ``copy=True`` forces a copy; ``memory_format=`` lays the
+        result out in that format (see :meth:`_to_memory_format`)."""
         target_device, target_dtype = self._device, self.dtype
         copy = kwargs.pop("copy", False)
         kwargs.pop("non_blocking", None)
+        layout = kwargs.pop("memory_format", None)
+        flags = [arg for arg in args if isinstance(arg, bool)]  # positional non_blocking, then copy
+        if len(flags) > 1:
+            copy = copy or flags[1]
         for arg in list(args) + [kwargs.pop("device", None), kwargs.pop("dtype", None)]:
-            if arg is None:
+            if arg is None or isinstance(arg, bool):
                 continue
             if isinstance(arg, Tensor):
                 target_device, target_dtype = arg.device, arg.dtype
@@ -418,6 +434,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 target_dtype = dtypes.as_dtype(arg)
         if kwargs:
             raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        if layout is not None:
+            return self._to_memory_format(memory_formats.check_memory_format(layout, "to"), target_device,
+                                          target_dtype, copy)
         out = self
         if target_dtype is not self.dtype:
             out = elementwise.Cast.apply(out, target_dtype)
@@ -426,6 +445,20 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if copy and out is self:
             out = self.clone()
         return out
+
+    def _to_memory_format(self, layout: memory_formats.memory_format, target_device: device,
+                          target_dtype: dtypes.dtype, copy: bool) -> "Tensor":
+        """``to(..., memory_format=layout)``, as PyTorch's: this tensor itself when nothing else
+        changes and ``layout`` is ``preserve_format`` or the format its strides suggest, else one
+        copy (on ``target_device``, of ``target_dtype``) laid out in ``layout``."""
+        data = self._data
+        if not copy and target_dtype is self.dtype and target_device == self._device and (
+                layout is memory_formats.preserve_format
+                or memory_formats.suggest_memory_format(data.shape, data.strides) is layout):
+            return self
+        strides = memory_formats.copy_strides(data.shape, data.strides, layout)
+        source = self if target_device == self._device else _move_to_device(self, target_device)
+        return LaidOutCopy.apply(source, strides, target_dtype, "ToCopyBackward0")
 
     def cpu(self) -> "Tensor":
         return self.to("cpu")
@@ -463,13 +496,31 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def type_as(self, other: "Tensor") -> "Tensor":
         return self.to(other.dtype)
 
-    def clone(self) -> "Tensor":
-        """A contiguous copy that stays in the graph."""
-        return elementwise.Clone.apply(self)
+    def clone(self, *, memory_format: Optional[memory_formats.memory_format] = None) -> "Tensor":
+        """A copy that stays in the graph: row-major unless ``memory_format`` asks for another
+        layout (``preserve_format``: PyTorch's rule, :func:`~minitorch.memory_formats.copy_strides`)."""
+        if memory_format is None or memory_format is memory_formats.contiguous_format:
+            return elementwise.Clone.apply(self)
+        return self._laid_out_copy(memory_formats.check_memory_format(memory_format, "clone"))
 
-    def contiguous(self) -> "Tensor":
-        """This tensor if already contiguous, else a contiguous copy."""
-        return self if self.is_contiguous() else self.clone()
+    def contiguous(self, *, memory_format: memory_formats.memory_format = memory_formats.contiguous_format) -> "Tensor":
+        """This tensor if already contiguous in ``memory_format`` (row-major by default), else a
+        copy laid out in it."""
+        if memory_format is memory_formats.contiguous_format:
+            return self if self.is_contiguous() else self.clone()
+        memory_formats.check_memory_format(memory_format, "contiguous")
+        if self.is_contiguous(memory_format=memory_format):
+            return self
+        if memory_format is memory_formats.preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        return self._laid_out_copy(memory_format)
+
+    def _laid_out_copy(self, layout: memory_formats.memory_format) -> "Tensor":
+        """A copy in the graph (``CloneBackward0``) laid out in ``layout``; PyTorch's error for a
+        channels-last format of another rank."""
+        data = self._data
+        strides = memory_formats.copy_strides(data.shape, data.strides, layout)
+        return LaidOutCopy.apply(self, strides, data.dtype, "CloneBackward0")
 
     # ---- views ----
 

@@ -124,8 +124,8 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     return input.squeeze(dim)
 
 
-def clone(input: Tensor) -> Tensor:
-    return input.clone()
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002 - PyTorch's name
+    return input.clone(memory_format=memory_format)
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002 - PyTorch's names

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd.grad_mode import is_inference_mode_enabled
-from .creation import cat, from_numpy, randint, tensor, zeros
+from .creation import cat, from_numpy, in_memory_format, randint, tensor, zeros
 from .device import DeviceLike, set_default_device
 from .legacy_types import LegacyTensorType
 from .ops.strided import as_strided
@@ -74,15 +74,17 @@ def asarray(obj: Any, *, dtype: Any = None, device: DeviceLike = None, copy: Opt
 
 
 def randint_like(input: Tensor, *args: int, dtype: Any = None, device: DeviceLike = None,  # noqa: A002
-                 requires_grad: bool = False, generator: Any = None) -> Tensor:
+                 requires_grad: bool = False, generator: Any = None, memory_format: Any = None) -> Tensor:
     """Random integers in ``[low, high)`` (``randint_like(x, high)`` or ``(x, low, high)``), shaped as
-    ``input`` and of its dtype unless ``dtype`` says otherwise."""
+    ``input`` and of its dtype unless ``dtype`` says otherwise (laid out in ``memory_format``,
+    row-major unless given)."""
     if len(args) not in (1, 2):
         raise TypeError(f"randint_like() takes (input, high) or (input, low, high), got {len(args)} bounds")
     low, high = (0, args[0]) if len(args) == 1 else args
-    return randint(low, high, tuple(input.shape), generator=generator,
+    made = randint(low, high, tuple(input.shape), generator=generator,
                    dtype=input.dtype if dtype is None else dtype,
                    device=input.device if device is None else device, requires_grad=requires_grad)
+    return in_memory_format(made, input, memory_format, "randint_like")
 
 
 def typename(obj: Any) -> str:

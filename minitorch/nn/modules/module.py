@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Union
 from ... import dtypes
 from ...autograd import no_grad
 from ...device import device as Device
+from ...memory_formats import CHANNELS_LAST_RANKS, check_memory_format
 from ...tensor import Tensor
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter, is_lazy
@@ -521,14 +522,21 @@ class Module:
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)``, in place; returns ``self``.
 
-        Only floating-point parameters and buffers change dtype.
+        Only floating-point parameters and buffers change dtype; ``memory_format=`` lays out
+        the 4-D and 5-D ones in that format (``channels_last`` for a model's convolution weights).
         """
+        layout = kwargs.pop("memory_format", None)
+        if layout is not None:
+            check_memory_format(layout, "to")
         target_device, target_dtype = _parse_to(args, kwargs)
         if target_dtype is not None and not target_dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={target_dtype}")
 
         def convert(t: Tensor) -> Tensor:
-            return t.to(device=target_device, dtype=target_dtype if t.is_floating_point() else None)
+            dtype = target_dtype if t.is_floating_point() else None
+            if layout is not None and t.dim() in CHANNELS_LAST_RANKS:
+                return t.to(device=target_device, dtype=dtype, memory_format=layout)
+            return t.to(device=target_device, dtype=dtype)
 
         return self._apply(convert)
 
