@@ -62,6 +62,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     _base: Optional["Tensor"] = None
     _accumulate_node: Optional[AccumulateGrad] = None
     _leaf_hooks: "Optional[OrderedDict[int, Callable]]" = None  # made by the first register_hook
+    #: a 0-d tensor made from a Python number an op was given (``x * 2``): PyTorch's wrapped number,
+    #: which a saved-tensor hook never sees
+    _wrapped_number = False
     #: a view made by an op of several views (``split``, ``unbind``) with grad mode on, or a view of one
     _multi_output_view = False
 
@@ -1610,10 +1613,14 @@ def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:
     if type(value) in (float, int) and dtype.is_floating_point and on.type == "cpu":  # ``x * 2``: the common case
         storage = np.empty(1, dtype.numpy)
         storage[0] = value  # NumPy's conversion, as ``astype`` below makes it
-        return Tensor._make(TensorData.contiguous(storage, (), 1))
+        t = Tensor._make(TensorData.contiguous(storage, (), 1))
+        t._wrapped_number = True
+        return t
     array = np.array(value).astype(dtype.numpy) if not isinstance(value, np.ndarray) else value.astype(dtype.numpy)
     t = Tensor._make(TensorData(array.reshape(1), ()))
-    return t if on.type == "cpu" else _move_to_device(t, on)
+    t = t if on.type == "cpu" else _move_to_device(t, on)
+    t._wrapped_number = True
+    return t
 
 
 def _as_bool(value: Operand, on: device) -> Tensor:

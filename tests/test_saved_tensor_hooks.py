@@ -84,6 +84,12 @@ OPS: dict[str, Callable[[ModuleType, Any, Any], Any]] = {
     "mm": lambda lib, x, w: x @ w.T,
     "view_exp": lambda lib, x, w: x.view(12).exp(),
     "mse_loss": lambda lib, x, w: lib.nn.functional.mse_loss(x, w.detach()),
+    # a Python number operand is PyTorch's wrapped number, never packed; a 0-d tensor is
+    "mul_number": lambda lib, x, w: x * 2,
+    "rmul_number": lambda lib, x, w: 3.5 * x,
+    "div_number": lambda lib, x, w: x / 4,
+    "mul_0d_tensor": lambda lib, x, w: x * lib.tensor(2.0, dtype=x.dtype),
+    "scale_and_shift": lambda lib, x, w: (x * 2 + 1) * w,
 }
 
 

@@ -179,16 +179,17 @@ def pack_saved(saved: tuple, hooks: tuple[PackHook, UnpackHook], outputs: tuple,
     """``saved`` (what ``ctx.save_for_backward`` got) with each tensor packed by ``hooks``;
     ``outputs`` are the recorded op's results, ``node`` their ``grad_fn``.
 
-    A 0-d tensor that stands for a Python number (``x ** 2``, ``clamp(x, 0, 1)``: an argument
-    of the Function's ``number_args`` that ``next_functions`` leaves out) stays as it is: PyTorch
-    keeps such a number as a scalar, never given to ``pack_hook``.
+    A 0-d tensor that stands for a Python number (``x * 2``: made from the number; ``x ** 2``,
+    ``clamp(x, 0, 1)``: an argument of the Function's ``number_args`` that ``next_functions``
+    leaves out) stays as it is: PyTorch never gives such a wrapped number to ``pack_hook``.
     """
     tensor = tensor_class()
     function = node.function
     has_numbers = function is not None and bool(function.number_args) and node.arg_positions is not None
     packed = []
     for value in saved:
-        if isinstance(value, tensor) and not (has_numbers and not value._requires_grad and not value._data.shape):
+        if isinstance(value, tensor) and not value._wrapped_number and not (
+                has_numbers and not value._requires_grad and not value._data.shape):
             own = any(value is output for output in outputs)
             value = PackedSaved(value, hooks, node if own else None)
         packed.append(value)
