@@ -25,7 +25,7 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .keywords import accepts_numpy_names
 from .dispatch import empty, map_op, register_tensor_type, zip_op
-from .ops import elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, views
+from .ops import elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, reflected, views
 from .ops.layout import LaidOutCopy
 from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
@@ -730,6 +730,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def _promoted(self, other: Operand, op: str) -> tuple["Tensor", "Tensor"]:
         """Both operands as tensors of the promoted dtype on this tensor's device."""
+        if op == "sub":
+            _refuse_bool_subtraction(self, other)
         result = result_dtype(self, other)
         if op == "div" and not result.is_floating_point:
             result = dtypes.get_default_dtype()
@@ -742,8 +744,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def _binary(self, function: type, other: Operand, op: str, reverse: bool = False) -> "Tensor":
         dtype = self._data.dtype
-        if isinstance(other, Tensor) and other._data.dtype is dtype and (op != "div" or dtype.is_floating_point):
-            a, b = self, other  # the common case: no promotion
+        if isinstance(other, Tensor) and other._data.dtype is dtype and (
+                dtype.is_floating_point or (op != "div" and op != "sub")):
+            a, b = self, other  # the common case: no promotion (integer division and subtraction: below)
         elif type(other) in (float, int) and dtype.is_floating_point:
             a, b = self, _scalar_tensor(other, dtype, self._device)  # a number takes a float tensor's dtype
         elif not isinstance(other, (Tensor, Number, np.generic)):
@@ -764,25 +767,29 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self._binary(elementwise.Add, other, "add")
 
     def __radd__(self, other: Operand) -> "Tensor":
-        return self._binary(elementwise.Add, other, "add", reverse=True)
+        return self._binary(elementwise.Add, other, "add")  # the tensor first, as PyTorch records it
 
     def __sub__(self, other: Operand) -> "Tensor":
         return self._binary(elementwise.Sub, other, "sub")
 
     def __rsub__(self, other: Operand) -> "Tensor":
-        return self._binary(elementwise.Sub, other, "sub", reverse=True)
+        if isinstance(other, Tensor):  # (Python calls the left tensor's ``__sub__`` first)
+            return self._binary(elementwise.Sub, other, "sub", reverse=True)
+        return self._binary(reflected.Rsub, other, "sub")
 
     def __mul__(self, other: Operand) -> "Tensor":
         return self._binary(elementwise.Mul, other, "mul")
 
     def __rmul__(self, other: Operand) -> "Tensor":
-        return self._binary(elementwise.Mul, other, "mul", reverse=True)
+        return self._binary(elementwise.Mul, other, "mul")  # the tensor first, as PyTorch records it
 
     def __truediv__(self, other: Operand) -> "Tensor":
         return self._binary(elementwise.Div, other, "div")
 
     def __rtruediv__(self, other: Operand) -> "Tensor":
-        return self._binary(elementwise.Div, other, "div", reverse=True)
+        if isinstance(other, Tensor) or not isinstance(other, (Number, np.generic)):
+            return self._binary(elementwise.Div, other, "div", reverse=True)
+        return self.reciprocal() * other  # PyTorch's reflected division, to the bit
 
     def __pow__(self, other: Operand) -> "Tensor":
         if (not self._data.dtype.is_floating_point and isinstance(other, (int, np.integer))
@@ -791,7 +798,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self._binary(elementwise.Pow, other, "pow")
 
     def __rpow__(self, other: Operand) -> "Tensor":
-        return self._binary(elementwise.Pow, other, "pow", reverse=True)
+        if isinstance(other, (bool, np.bool_)) and self._data.dtype is dtypes.bool_:
+            raise RuntimeError('"pow" not implemented for \'Bool\'')  # PyTorch's kernel for a bool base
+        function = elementwise.Pow if isinstance(other, Tensor) else reflected.PowOfNumber
+        return self._binary(function, other, "pow", reverse=True)
 
     def _modulo(self, other: Operand, op: str, reverse: bool = False) -> "Tensor":
         """``fmod``/``remainder`` (``%``) of the promoted operands; integers refuse a zero divisor."""
@@ -864,6 +874,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self + (other * alpha if alpha != 1 else other)
 
     def sub(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
+        if alpha != 1:
+            _refuse_bool_subtraction(self, other)
         return self - (other * alpha if alpha != 1 else other)
 
     def mul(self, other: Operand) -> "Tensor":
@@ -1210,6 +1222,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def _inplace(self, op: str, other: Operand) -> "Tensor":
         """``self = self <op> other`` in this tensor's storage, keeping its dtype."""
         self._check_inplace_allowed(other)
+        if op == "sub":
+            _refuse_bool_subtraction(self, other)
         same_dtype = isinstance(other, Tensor) and other._data.dtype is self._data.dtype
         result = self._data.dtype if same_dtype else result_dtype(self, other)
         if op == "div" and not result.is_floating_point:
@@ -1272,6 +1286,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self._inplace("add", other * alpha if alpha != 1 else other)
 
     def sub_(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
+        if alpha != 1:
+            _refuse_bool_subtraction(self, other)
         return self._inplace("sub", other * alpha if alpha != 1 else other)
 
     def mul_(self, other: Operand) -> "Tensor":
@@ -1606,6 +1622,18 @@ def _named(out: Tensor, name: str) -> Tensor:
     if node is not None and node.ctx is not None:
         node.rename(name)
     return out
+
+
+def _refuse_bool_subtraction(a: Tensor, b: Any) -> None:
+    """PyTorch's errors for ``-`` with a bool operand (a Python bool counts as one)."""
+    a_bool = a._data.dtype is dtypes.bool_
+    b_bool = isinstance(b, (bool, np.bool_)) or (isinstance(b, Tensor) and b._data.dtype is dtypes.bool_)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:

@@ -143,6 +143,8 @@ subtract = sub
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     r""":math:`\text{other} - \alpha\,\text{input}`."""
+    if alpha == 1 and not isinstance(other, Tensor):
+        return input.__rsub__(other)  # ``other - input``: PyTorch's ``RsubBackward1``
     return (input * alpha if alpha != 1 else input).neg() + other
 
 
