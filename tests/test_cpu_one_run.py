@@ -117,6 +117,30 @@ def test_the_output_is_written_where_its_view_starts() -> None:
     np.testing.assert_array_equal(storage.numpy(), expected)
 
 
+@pytest.mark.parametrize("channels", [3, PARALLEL_MIN_WORK // 32 + 1])
+def test_operands_dense_in_another_order_run_as_one_run(channels: int) -> None:
+    """Channels-last tensors (row-major with the dimensions reordered) and a transposed matrix
+    fill a block of storage exactly once: alike-laid-out operands run as one run, and compute
+    what NumPy computes, out of place, in place and with a number."""
+    rng = np.random.default_rng(4)
+    x_np, y_np = rng.standard_normal((2, 2, channels, 4, 4)).astype(np.float32)
+    x = minitorch.tensor(x_np).contiguous(memory_format=minitorch.channels_last)
+    y = minitorch.tensor(y_np).contiguous(memory_format=minitorch.channels_last)
+    out = minitorch.empty_like(x, memory_format=minitorch.channels_last)
+    assert x._data.strides != cpu.contiguous_strides(x._data.shape)
+    assert cpu._flat_steps(out._data, x._data, y._data) == (1, 1)
+    assert cpu._flat_steps(out._data, x._data, data(np.float32(2.0))) == (1, 0)
+    assert cpu._flat_steps(out._data, x._data, y.contiguous()._data) is None  # another order
+    matrix = minitorch.tensor(x_np[0, 0]).t()
+    assert cpu._flat_steps(matrix._data, matrix._data) == (1,)
+    np.testing.assert_allclose((x - y).numpy(), x_np - y_np, rtol=1e-6)
+    np.testing.assert_allclose((x * 2).numpy(), x_np * 2, rtol=1e-6)
+    np.testing.assert_allclose(x.exp().numpy(), np.exp(x_np), rtol=1e-6)
+    x.sub_(y)
+    np.testing.assert_allclose(x.numpy(), x_np - y_np, rtol=1e-6)
+    np.testing.assert_allclose((matrix + matrix).numpy(), 2 * x_np[0, 0].T, rtol=1e-6)
+
+
 def test_operands_laid_out_alike_with_gaps_take_the_general_path() -> None:
     rng = np.random.default_rng(3)
     base, other = rng.standard_normal((6, 8)), rng.standard_normal((6, 8))

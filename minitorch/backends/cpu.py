@@ -54,11 +54,13 @@ Matmul has four paths; ``CpuBackend.matmul`` picks one:
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Optional, Sequence
 
 import numpy as np
 
 from .. import dtypes
+from ..memory_formats import is_non_overlapping_and_dense
 from ..tensor_data import TensorData, contiguous_strides, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
 from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long, cpu_walk
@@ -214,7 +216,7 @@ _ZERO_STRIDE = np.zeros(1, np.int64)
 
 def _flat_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, ...]]:
     """Each operand's step (1 or 0) when the elementwise op is one run over ``out``: ``out``
-    row-major, each operand either laid out as ``out`` (step 1) or a single element read at
+    row-major or dense in another order (:func:`_dense`), each operand either laid out as ``out`` (step 1) or a single element read at
     every position (step 0, ``x * 2``); all of one NumPy dtype, neither half nor bool (which
     :func:`_operand` views as bytes). The common case of a small op, which skips the general
     layout's work. None otherwise."""
@@ -229,9 +231,17 @@ def _flat_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, .
             steps.append(0)
         else:
             return None
-    if dtype is _HALF or dtype is _BOOL or strides != contiguous_strides(shape):
+    if dtype is _HALF or dtype is _BOOL or (strides != contiguous_strides(shape) and not _dense(shape, strides)):
         return None
     return tuple(steps)
+
+
+@functools.lru_cache(maxsize=1024)
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether a layout fills a block of storage exactly once: row-major with its dimensions
+    reordered (channels-last). Its elements then lie in the ``size`` positions from its first,
+    so an op over operands of one such layout runs over that block as over a row-major one."""
+    return is_non_overlapping_and_dense(shape, strides)
 
 
 #: the two-dimensional layouts of :func:`_rows_steps` by the layouts they merge (None: more than two)
