@@ -144,7 +144,7 @@ def _check_fits(out: "Tensor", *operands: "Tensor") -> None:
 
 def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` applied to each element of ``a`` (into ``out`` when given)."""
-    backend = backend_of(a)
+    backend = backend_for(a._device.type)  # (backend_of, written out: once per op)
     if out is None:
         a_data = a._data
         out = _result_from(backend, a_data.shape, out_dtype or a_data.dtype, a._device)
@@ -160,7 +160,7 @@ def map_op(op: str, a: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: 
 def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] = None, out: Optional["Tensor"] = None) -> "Tensor":
     """``op`` on pairs of elements of ``a`` and ``b`` broadcast together."""
     a_data, b_data = a._data, b._data
-    backend = backend_of(a)
+    backend = backend_for(a._device.type)  # (backend_of, written out: once per op)
     if out is None:
         if b._device is not a._device:
             check_same_device(a, b)
@@ -186,7 +186,7 @@ def _reduced(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
 
 def reduce_op(op: str, a: "Tensor", dim: int, out_dtype: Optional[dtypes.dtype] = None) -> "Tensor":
     """Reduce ``a`` along ``dim``, keeping it as a dimension of size 1."""
-    backend = backend_of(a)
+    backend = backend_for(a._device.type)  # (backend_of, written out: once per op)
     out = _result_from(backend, _reduced(a._data.shape, dim), out_dtype or a._data.dtype, a._device)
     backend.reduce(op, a._data, dim, out._data)
     return out
@@ -211,7 +211,7 @@ def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
         if batch != b_shape[:-2]:
             batch = tuple(shape_broadcast(batch, b_shape[:-2]))
         shape = batch + (a_shape[-2], b_shape[-1])
-    backend = backend_of(a)
+    backend = backend_for(a._device.type)  # (backend_of, written out: once per op)
     out = _result_from(backend, shape, a._data.dtype, a._device)
     backend.matmul(a._data, b._data, out._data)
     return out

@@ -91,7 +91,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def _make(cls, data: TensorData, on: device = CPU, requires_grad: bool = False) -> "Tensor":
         """Wrap existing ``TensorData`` (no copy)."""
         t = Tensor.__new__(Tensor)
-        t._init_fields(data, on, requires_grad)
+        t._data = data  # _init_fields written out: every op's result is made here
+        t._device = on
+        t._requires_grad = requires_grad
+        t._version_counter = [0]
         return t
 
     @classmethod
