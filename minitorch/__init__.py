@@ -66,6 +66,7 @@ from .ops.elementwise_extra import (
 from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and t[mask] with Tensor
 from .autograd import functional as _autograd_functional  # noqa: F401 - makes minitorch.autograd.functional an attribute, as torch.autograd.functional
 from .autograd import graph as _autograd_graph  # noqa: F401 - minitorch.autograd.graph, as torch.autograd.graph
+from .autograd import forward_ad as _autograd_forward_ad  # noqa: F401 - minitorch.autograd.forward_ad, as torch.autograd.forward_ad
 from .ops.sampling import bernoulli, logspace, multinomial, normal
 from .ops.counting import bincount, histc
 from .ops import legacy_methods  # noqa: F401 - attaches Tensor.select, dist, ravel, new, resize_

@@ -10,6 +10,9 @@ DEVICE_TYPES = ("cpu", "cuda", "meta")
 class device:  # noqa: N801 - PyTorch's spelling
     """``device('cpu')``, ``device('cuda')``, ``device('cuda:0')`` or ``device('cuda', 0)``."""
 
+    #: the package that exports it, as PyTorch names its public classes (``<class 'minitorch.device'>``)
+    __module__ = "minitorch"
+
     def __init__(self, spec: Union[str, "device"], index: Optional[int] = None) -> None:
         if isinstance(spec, device):
             self.type, self.index = spec.type, spec.index

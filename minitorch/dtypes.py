@@ -17,6 +17,9 @@ import numpy as np
 class dtype:  # noqa: N801 - PyTorch's spelling
     """A tensor element type, e.g. ``minitorch.float32``."""
 
+    #: the package that exports it, as PyTorch names its public classes (``<class 'minitorch.dtype'>``)
+    __module__ = "minitorch"
+
     def __init__(self, name: str, numpy_dtype: type, category: int, itemsize: int) -> None:
         self.name = name
         self.numpy = np.dtype(numpy_dtype)

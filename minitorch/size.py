@@ -9,6 +9,9 @@ from operator import mul
 class Size(tuple):
     """The shape of a tensor: ``minitorch.Size([2, 3])`` is the tuple ``(2, 3)``."""
 
+    #: the package that exports it, as PyTorch names its public classes (``<class 'minitorch.Size'>``)
+    __module__ = "minitorch"
+
     def numel(self) -> int:
         """Number of elements a tensor of this shape holds."""
         return reduce(mul, self, 1)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Unio
 import numpy as np
 
 from . import dtypes, memory_formats, return_types
-from .autograd import engine
+from .autograd import dual_state, engine, transform_levels
 from .autograd.function import AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
@@ -51,6 +51,9 @@ ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 class Tensor(elementwise.UnaryMath, ExtraReductions):
     """An n-dimensional array on a device that can record how it was computed."""
 
+    #: the package that exports it, as PyTorch names its public classes (``<class 'minitorch.Tensor'>``)
+    __module__ = "minitorch"
+
     _data: TensorData
     _device: device
     _requires_grad: bool
@@ -67,6 +70,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     _wrapped_number = False
     #: a view made by an op of several views (``split``, ``unbind``) with grad mode on, or a view of one
     _multi_output_view = False
+    #: ``(level, tangent)`` while forward-mode AD gives this tensor a tangent (:mod:`.autograd.dual_state`)
+    _dual: Optional[tuple[Any, "Tensor"]] = None
+    #: the innermost function transform open when this tensor was made, 0 for none
+    #: (:mod:`.autograd.transform_levels`: writes into a tensor a transform captured are refused)
+    _transform_level = 0
 
     # ---- construction ----
 
@@ -86,6 +94,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         self._device = on
         self._requires_grad = requires_grad
         self._version_counter = [0]
+        if transform_levels.innermost:
+            self._transform_level = transform_levels.innermost
 
     @classmethod
     def _make(cls, data: TensorData, on: device = CPU, requires_grad: bool = False) -> "Tensor":
@@ -95,6 +105,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         t._device = on
         t._requires_grad = requires_grad
         t._version_counter = [0]
+        if transform_levels.innermost:  # made inside a function transform (see _init_fields)
+            t._transform_level = transform_levels.innermost
         return t
 
     @classmethod
@@ -358,6 +370,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         in-place op on ``w[0].detach()`` is no write into a view of the leaf ``w``)."""
         out = self._view_of(self._data)
         out._base = None
+        if transform_levels.innermost:  # inside a function transform, an alias of a captured tensor is captured
+            transform_levels.inherit(out, self)
         return out
 
     def detach_(self) -> "Tensor":
@@ -681,6 +695,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return views.Slice.apply(self, key)
 
     def __setitem__(self, key: Any, value: Operand) -> None:
+        if dual_state.open_level is not None:  # forward AD carries no tangent through a write
+            dual_state.refuse_inplace(self, (value,))
+        if transform_levels.innermost:  # a function transform refuses writes into what it captured
+            transform_levels.refuse_captured_write(self)
         if isinstance(value, Tensor) and value.dim() and value.shape[0] == 1:
             # as PyTorch: leading size-1 dimensions of the value are dropped before it broadcasts
             ones = next((d for d, n in enumerate(value.shape) if n != 1), value.dim())
@@ -1199,6 +1217,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def _check_inplace_allowed(self, *others: Any) -> None:
         """PyTorch's errors for writing, with grad mode on, into a leaf that requires grad or a view of one:
         the leaf's gradient would be computed from values that are gone."""
+        if dual_state.open_level is not None:  # forward AD carries no tangent through a write
+            dual_state.refuse_inplace(self, others)
+        if transform_levels.innermost:  # a function transform refuses writes into what it captured
+            transform_levels.refuse_captured_write(self)
         if not is_grad_enabled():
             return
         base = self._base

@@ -3,7 +3,7 @@
 Each case is one call, made under both libraries: both pass, or both raise the same exception
 type with the same message. Messages are compared exactly, except in the cases of
 ``RENAMED_CASES``, whose messages print a class, a dtype or a ``Size``: there minitorch's spelling
-(``minitorch.float32``, ``minitorch.Size([2])``, ``<class 'minitorch.tensor.Tensor'>``) is mapped to
+(``minitorch.float32``, ``minitorch.Size([2])``, ``<class 'minitorch.Tensor'>``) is mapped to
 PyTorch's before comparing, and that is the only difference allowed.
 """
 
@@ -208,7 +208,7 @@ RENAMED_CASES: dict[str, Call] = {
 #: minitorch's spelling of a name in a message -> PyTorch's
 TORCH_SPELLING = [
     (r"minitorch\.Size\(", "torch.Size("),
-    (r"<class 'minitorch\.tensor\.Tensor'>", "<class 'torch.Tensor'>"),
+    (r"<class 'minitorch\.Tensor'>", "<class 'torch.Tensor'>"),
     (r"<class 'minitorch\.nn\.parameter\.Parameter'>", "<class 'torch.nn.parameter.Parameter'>"),
     (r"\bminitorch\.(?=(float|int|uint|bool|qint|quint)\d*\b)", "torch."),
 ]

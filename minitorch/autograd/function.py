@@ -170,6 +170,18 @@ class Context:
     # the name the course's scalar Context uses
     saved_values = saved_tensors
 
+    #: what :meth:`save_for_forward` kept: the tensors and their versions (None: nothing saved)
+    _saved_for_forward: Optional[tuple[tuple[Any, ...], tuple[Optional[int], ...]]] = None
+
+    def save_for_forward(self, *values: Any) -> None:
+        """Keep tensors (or None) for a custom Function's ``jvp``, which reads them as
+        :attr:`saved_tensors` (forward-mode AD, :mod:`minitorch.autograd.forward_ad`)."""
+        for value in values:
+            if not (value is None or isinstance(value, tensor_class())):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; you should save "
+                                     "non-tensors as attributes on ctx.")
+        self._saved_for_forward = (values, tuple(None if v is None else v._version for v in values))
+
     def release(self) -> None:
         """Drop the saved tensors (after a backward without ``retain_graph``).
 
@@ -459,6 +471,14 @@ class Function:
     def backward(ctx: Context, grad_output: "Tensor") -> Any:
         raise NotImplementedError
 
+    @staticmethod
+    def jvp(ctx: Context, *grad_inputs: Any) -> Any:
+        """Forward-mode AD's rule of a custom Function: the output's tangent (a tuple for several
+        outputs) from one tangent per forward argument (None for a non-tensor). minitorch's own
+        ops need none: forward AD derives theirs from ``backward`` (:mod:`.forward_mode`)."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> "Tensor":
         """Run ``forward`` and, if any tensor argument requires grad, record a :class:`Node`.
@@ -536,3 +556,18 @@ class Function:
             ctx.keep_outputs_weakly(tuple([outputs[index] for index in slots]), node)
         return outputs
 
+
+#: ``Function.apply`` as defined above, kept while forward-mode AD puts its own in its place
+_PLAIN_APPLY = Function.__dict__["apply"]
+
+
+def plain_apply(cls: type[Function], *args: Any, **kwargs: Any) -> Any:
+    """``Function.apply`` as defined above, whatever runs as ``Function.apply`` now: the op alone."""
+    return _PLAIN_APPLY.__func__(cls, *args, **kwargs)
+
+
+def route_apply(apply: Optional[Callable[..., Any]]) -> None:
+    """Run every op through ``apply(cls, *args, **kwargs)`` (forward-mode AD, while a dual level
+    is open), or through the plain ``Function.apply`` again for None. Swapping the method rather
+    than testing a flag in it leaves ops without any cost of forward AD while no level is open."""
+    Function.apply = _PLAIN_APPLY if apply is None else classmethod(apply)  # type: ignore[method-assign,assignment]

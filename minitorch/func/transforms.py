@@ -18,12 +18,19 @@ from typing import Any, Callable, Union
 from ..autograd import grad as autograd_grad
 from ..autograd.function import AccumulateGrad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..autograd.transform_levels import transform_level
 from ..creation import eye, stack, zeros, zeros_like
 from ..tensor import Tensor
 from ._pytree import tree_flatten, tree_unflatten
 from .randomness import checked_mode, random_draws
 
 ArgNums = Union[int, tuple[int, ...]]
+
+
+def _level(api: str, args: Any) -> Any:
+    """The transform level around one call of the function, its positional arguments as inputs
+    (all of them, as PyTorch's transforms wrap every one: writing into them is allowed)."""
+    return transform_level("grad", api, tree_flatten(args)[0])
 
 
 def _checked_argnums(argnums: ArgNums, count: int) -> tuple[int, ...]:
@@ -143,7 +150,7 @@ def grad_and_value(func: Callable[..., Any], argnums: ArgNums = 0, has_aux: bool
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         chosen = _checked_argnums(argnums, len(args))
         outside = is_grad_enabled()
-        with enable_grad():
+        with enable_grad(), _level("grad", args):
             differentiable, leaves = _differentiable_args(args, chosen)
             output, aux = _split_aux(func(*differentiable, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor):
@@ -193,7 +200,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
     returns ``(output, aux)`` and ``vjp`` returns ``(output, vjp_fn, aux)``.
     """
     outside = is_grad_enabled()
-    with enable_grad():
+    with enable_grad(), _level("vjp", primals):
         differentiable, leaves = _differentiable_args(primals, tuple(range(len(primals))))
         output, aux = _split_aux(func(*differentiable), has_aux, "vjp(f, *primals)")
         outputs, output_spec = _tensor_outputs(output, "vjp(f, *primals)")
@@ -268,7 +275,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
             raise RuntimeError(f"{api}: Expected primals and tangents to have the same shape. Got primal of shape "
                                f"{tuple(primal.shape)} and tangent of shape {tuple(tangent.shape)}")
     outside = is_grad_enabled()
-    with enable_grad():
+    with enable_grad(), _level("jvp", primals):
         differentiable, leaves = _differentiable_args(primals, tuple(range(len(primals))))
         output, aux = _split_aux(func(*differentiable), has_aux, api)
         outputs, output_spec = _tensor_outputs(output, api)
@@ -295,7 +302,7 @@ def _jacobian_transform(func: Callable[..., Any], argnums: ArgNums, has_aux: boo
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         chosen = _checked_argnums(argnums, len(args))
         outside = is_grad_enabled()
-        with enable_grad(), random_draws("error" if forbid_random else "different"):
+        with enable_grad(), random_draws("error" if forbid_random else "different"), _level(api, args):
             differentiable, leaves = _differentiable_args(args, chosen)
             output, aux = _split_aux(func(*differentiable, **kwargs), has_aux, f"{api}(f, ...)(*args)")
             outputs, output_spec = _tensor_outputs(output, f"{api}(f, ...)(*args)")

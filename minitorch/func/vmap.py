@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..autograd.transform_levels import transform_level
 from ..creation import stack
 from ..tensor import Tensor
 from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
@@ -183,7 +184,7 @@ def vmap(func: Callable[..., Any], in_dims: Dims = 0, out_dims: Dims = 0, random
         unmapped = [(value, value._version) for value, dim in zip(leaves, dims)
                     if dim is None and isinstance(value, Tensor)]
         results = []
-        with rewinding(randomness) as rewind:
+        with rewinding(randomness) as rewind, transform_level("vmap", f"vmap({_name(func)}, ...)", leaves):
             for index in range(size):
                 rewind()
                 with random_draws(randomness):

@@ -30,7 +30,7 @@ from .modules import Transformer, TransformerDecoder, TransformerDecoderLayer, T
 # ---- more losses and EmbeddingBag (issue 19) ----
 from .modules import (  # noqa: E402
     CosineEmbeddingLoss, EmbeddingBag, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss,
-    MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+    MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
 )
 from .modules import CTCLoss  # noqa: E402
 

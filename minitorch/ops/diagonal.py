@@ -173,6 +173,40 @@ def _diagonal_sum(input: Tensor) -> Tensor:  # noqa: A002
     return diagonal(input).sum()
 
 
+def _scalar_argument(value: Any) -> Any:
+    """``fill_value`` as the Python number PyTorch's ``Scalar`` argument takes: a number, or a 0-d
+    tensor that does not require grad (so no gradient reaches it)."""
+    if isinstance(value, Tensor) and value.dim() == 0 and not value.requires_grad:
+        return value.item()
+    if isinstance(value, (bool, int, float, complex, np.number)):
+        return value
+    raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not {type(value).__name__}")
+
+
+def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:  # noqa: A002 - PyTorch's name
+    """Write ``fill_value`` on the main diagonal (``input[i, i, ..., i]``) in place, as PyTorch does:
+    through a strided view of the storage (stride the sum of all strides), so that the write is
+    recorded as ``CopySlices``. With ``wrap``, a matrix taller than wide by more than one row is
+    filled on, every ``width + 1`` elements of its storage after the first diagonal."""
+    fill_value = _scalar_argument(fill_value)
+    if not isinstance(wrap, bool):
+        raise TypeError(f"fill_diagonal_(): argument 'wrap' (position 2) must be bool, not {type(wrap).__name__}")
+    rank = input.dim()
+    if rank < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = input.shape[0], input.shape[1]
+    if rank > 2 and any(size != height for size in input.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    length, step = min(height, width), sum(input.stride())
+    start = input.storage_offset()
+    input.as_strided((length,), (step,), start).fill_(fill_value)
+    if wrap and rank == 2 and height > width + 1:
+        period = width + 1
+        wrapped = (input.numel() + period - 1) // period - length
+        input.as_strided((wrapped,), (step,), start + input.stride(0) * period).fill_(fill_value)
+    return input
+
+
 class TensorMethods:
     """``t.diagonal(...)``, ``t.diag(...)``, ``t.unfold(...)``, ``t.tril_(...)`` and friends (attached below)."""
 
@@ -196,6 +230,9 @@ class TensorMethods:
 
     def triu_(self, diagonal: int = 0) -> Tensor:
         return self._inplace_apply(lambda old: triu(old, diagonal))
+
+    def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
+        return fill_diagonal_(self, fill_value, wrap)
 
 
 add_tensor_methods({name: method for name, method in vars(TensorMethods).items() if not name.startswith("__")})

@@ -19,7 +19,7 @@ from .loss import (
 from . import loss_extra
 from .loss_extra import (  # noqa: F401 - the further losses (issue 19)
     cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, kl_div, margin_ranking_loss, multi_margin_loss,
-    pairwise_distance, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    pairwise_distance, poisson_nll_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss,
 )
 from .normalization import batch_norm, group_norm, layer_norm
 from .padding import pad

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from functools import partial
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from ... import dtypes
 from ...autograd.composite import composite
@@ -106,6 +106,13 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     r""":math:`\max(0, d(a, p) - d(a, n) + m)` with :math:`d` the ``p``-norm distance; ``swap`` uses
     :math:`\min(d(a, n), d(p, n))` for the negative distance."""
     reduction = checked_reduction(size_average, reduce, reduction)
+    return _triplet_loss(anchor, positive, negative, partial(pairwise_distance, p=p, eps=eps), margin, swap, reduction)
+
+
+def _triplet_loss(anchor: Tensor, positive: Tensor, negative: Tensor, distance: Callable[[Tensor, Tensor], Tensor],
+                  margin: float, swap: bool, reduction: str) -> Tensor:
+    """The triplet hinge under any ``distance``, after PyTorch's checks of the margin and the ranks."""
+    check_reduction(reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     dims = (anchor.dim(), positive.dim(), negative.dim())
@@ -113,11 +120,20 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
         raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
                            "inputs")
-    to_positive = pairwise_distance(anchor, positive, p, eps)
-    to_negative = pairwise_distance(anchor, negative, p, eps)
+    to_positive = distance(anchor, positive)
+    to_negative = distance(anchor, negative)
     if swap:
-        to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
+        to_negative = to_negative.minimum(distance(positive, negative))
     return reduce_loss((margin + to_positive - to_negative).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Optional[Callable[[Tensor, Tensor], Tensor]] = None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    r""":math:`\max(0, d(a, p) - d(a, n) + m)` with :math:`d` any ``distance_function`` (default
+    :func:`pairwise_distance`); ``swap`` uses :math:`\min(d(a, n), d(p, n))` for the negative distance."""
+    distance = pairwise_distance if distance_function is None else distance_function
+    return _triplet_loss(anchor, positive, negative, distance, margin, swap, reduction)
 
 
 @runs_in_full_precision
@@ -253,4 +269,5 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float], 
 __all__ = [
     "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss",
     "multi_margin_loss", "pairwise_distance", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]

@@ -43,13 +43,13 @@ __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "Tra
 # ---- more losses (issue 19) ----
 from .loss_extra import (  # noqa: E402
     CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, MultiMarginLoss,
-    PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+    PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
 )
 from .loss_extra import CTCLoss  # noqa: E402
 from .sparse import EmbeddingBag  # noqa: E402
 MORE_LOSSES = [
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss", "MarginRankingLoss", "MultiMarginLoss",
-    "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss",
+    "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
 ]
 __all__ += MORE_LOSSES + ["EmbeddingBag", "CTCLoss"]
 
