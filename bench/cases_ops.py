@@ -13,6 +13,8 @@ from harness import MINITORCH, NUMPY, TORCH, Call, Case, Context, Factory, Row, 
 TINY_SIDE = 8
 #: a DataLoader batch of MNIST-sized samples, as default_collate stacks it
 COLLATE_BATCH, SAMPLE_SHAPE = 64, (1, 28, 28)
+#: a batch of 64 rows of 32 features cut into pieces: an LSTM's gates (chunk), a sequence's steps (unbind)
+PIECES_SHAPE, GATES = (64, 32), 4
 ELEMENTWISE_SIZES = (10**4, 10**5, 10**6, 10**7)
 #: "large" elementwise ops, where the issue's target applies
 LARGE_ELEMENTWISE = 10**6
@@ -80,6 +82,8 @@ def overhead_cases(ctx: Context) -> list[Case]:
     row = [Row(MINITORCH, target=OVERHEAD_TARGET)]
     tiny_op = [Row(MINITORCH, target=TINY_OP_TARGET)]
     samples = [float32(rng, *SAMPLE_SHAPE) for _ in range(COLLATE_BATCH)]
+    matrix = float32(rng, *PIECES_SHAPE)
+    pieces = "x".join(map(str, PIECES_SHAPE))
     group = "per-op overhead"
     return [
         Case(f"overhead: a + b {shape}", group, same_op(ctx, arrays, lambda a, b: a + b), rows=tiny_op,
@@ -95,6 +99,12 @@ def overhead_cases(ctx: Context) -> list[Case]:
              same_op(ctx, samples, lambda *xs: minitorch.stack(xs), numpy_op=lambda *xs: np.stack(xs),
                      torch_op=lambda *xs: ctx.torch.stack(xs)),
              budget_s=0.5, description="what a DataLoader's default_collate does per batch: one stack of the samples"),
+        Case(f"overhead: chunk({GATES}, 1) of {pieces}", group,
+             same_op(ctx, [matrix], lambda a: a.chunk(GATES, 1), numpy_op=lambda a: np.split(a, GATES, 1)),
+             budget_s=0.5, description="an LSTM cell's gates cut from one matrix: views, one node for all"),
+        Case(f"overhead: unbind(0) of {pieces}", group,
+             same_op(ctx, [matrix], lambda a: a.unbind(0), numpy_op=lambda a: list(a)),
+             budget_s=0.5, description="a batch cut into its rows (iterating a tensor does this): 64 views"),
     ]
 
 
