@@ -766,7 +766,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def _binary(self, function: type, other: Operand, op: str, reverse: bool = False) -> "Tensor":
         dtype = self._data.dtype
         if isinstance(other, Tensor) and other._data.dtype is dtype and (
-                dtype.is_floating_point or (op != "div" and op != "sub")):
+                (op != "div" and op != "sub") or dtype.is_floating_point):
             a, b = self, other  # the common case: no promotion (integer division and subtraction: below)
         elif type(other) in (float, int) and dtype.is_floating_point:
             a, b = self, _scalar_tensor(other, dtype, self._device)  # a number takes a float tensor's dtype
