@@ -110,6 +110,10 @@ def set_default_dtype(d: dtype) -> None:
 
 def from_numpy_dtype(numpy_dtype: Any) -> dtype:
     """The minitorch dtype of a NumPy dtype, or TypeError naming it."""
+    if isinstance(numpy_dtype, np.dtype):  # an array's dtype: no conversion needed
+        found = _BY_NUMPY.get(numpy_dtype)
+        if found is not None:
+            return found
     key = np.dtype(numpy_dtype)
     if key not in _BY_NUMPY:
         supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)

@@ -193,12 +193,13 @@ def contiguous_strides(shape: Shape) -> Strides:
 class TensorData:
     """A view of flat ``storage``: shape, strides and offset, all counted in elements.
 
-    Made for every tensor an op returns, so the constructor does no more than it must:
-    the dtype is looked up once, when first asked for.
+    Made for every tensor an op returns, so the constructor does no more than it must; its
+    dtype is a plain attribute (read several times by every op), passed in by the ops that
+    know it and otherwise looked up from the storage.
     """
 
     # slots: quicker to make and to read than a dict of attributes
-    __slots__ = ("storage", "shape", "strides", "offset", "size", "dims", "_dtype")
+    __slots__ = ("storage", "shape", "strides", "offset", "size", "dims", "dtype")
 
     def __init__(self, storage: Storage, shape: Sequence[int], strides: Optional[Sequence[int]] = None, offset: int = 0) -> None:
         self.storage = storage
@@ -209,7 +210,7 @@ class TensorData:
             raise IndexingError(f"strides {self.strides} don't match shape {self.shape}")
         self.size = math.prod(self.shape)
         self.dims = len(self.shape)
-        self._dtype: Optional[dtypes.dtype] = None
+        self.dtype: dtypes.dtype = dtypes.from_numpy_dtype(storage.dtype)
 
     @classmethod
     def contiguous(cls, storage: Storage, shape: Shape, size: int, offset: int = 0,
@@ -222,7 +223,8 @@ class TensorData:
         """
         td = cls.__new__(cls)
         td.storage, td.shape, td.strides, td.offset = storage, shape, contiguous_strides(shape), offset
-        td.size, td.dims, td._dtype = size, len(shape), dtype
+        td.size, td.dims = size, len(shape)
+        td.dtype = dtypes.from_numpy_dtype(storage.dtype) if dtype is None else dtype
         return td
 
     def restrided(self, shape: Shape, strides: Strides, offset: Optional[int] = None) -> "TensorData":
@@ -232,7 +234,7 @@ class TensorData:
         td = TensorData.__new__(TensorData)
         td.storage, td.shape, td.strides = self.storage, shape, strides
         td.offset = self.offset if offset is None else offset
-        td.size, td.dims, td._dtype = math.prod(shape), len(shape), self._dtype
+        td.size, td.dims, td.dtype = math.prod(shape), len(shape), self.dtype
         return td
 
     def narrowed(self, dim: int, start: int, length: int) -> "TensorData":
@@ -249,12 +251,6 @@ class TensorData:
         """The same elements with a new dimension of size 1 at ``dim`` (``0 <= dim <= dims``)."""
         step = self.strides[dim] * self.shape[dim] if dim < self.dims else 1  # any step: it is never taken
         return self.restrided(self.shape[:dim] + (1,) + self.shape[dim:], self.strides[:dim] + (step,) + self.strides[dim:])
-
-    @property
-    def dtype(self) -> dtypes.dtype:
-        if self._dtype is None:
-            self._dtype = dtypes.from_numpy_dtype(self.storage.dtype)
-        return self._dtype
 
     @property
     def buffer(self) -> Storage:
