@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import dispatch
 from ..dispatch import map_op, tensor_class, zip_op
-from . import anomaly_mode, saved_hooks
+from . import anomaly_mode, dual_state, saved_hooks
 from .anomaly_mode import anomaly
 from .grad_mode import is_grad_enabled, no_grad, per_thread
 from .saved_hooks import PackedSaved
@@ -488,6 +488,8 @@ class Function:
         thread's grad mode switched off around ``forward`` by setting the flag (what
         ``no_grad()`` does, without making a context object).
         """
+        if _dual_route is not None and not dual_state.per_thread.suspended:  # a forward AD level is open
+            return _dual_route(cls, *args, **kwargs)
         tensor = dispatch._TENSOR_CLASS
         needs = []
         for arg in args:
@@ -557,17 +559,20 @@ class Function:
         return outputs
 
 
-#: ``Function.apply`` as defined above, kept while forward-mode AD puts its own in its place
-_PLAIN_APPLY = Function.__dict__["apply"]
+#: forward-mode AD's ``apply(cls, *args, **kwargs)`` while a dual level is open, else None: every op
+#: (also through an ``apply`` bound before the level opened, ``f = Fn.apply``) is handed to it
+_dual_route: Optional[Callable[..., Any]] = None
+_APPLY = Function.__dict__["apply"].__func__
 
 
 def plain_apply(cls: type[Function], *args: Any, **kwargs: Any) -> Any:
-    """``Function.apply`` as defined above, whatever runs as ``Function.apply`` now: the op alone."""
-    return _PLAIN_APPLY.__func__(cls, *args, **kwargs)
+    """``Function.apply`` without forward-mode AD: the op alone (in this thread, ops inside it too)."""
+    with dual_state.suspended():
+        return _APPLY(cls, *args, **kwargs)
 
 
 def route_apply(apply: Optional[Callable[..., Any]]) -> None:
-    """Run every op through ``apply(cls, *args, **kwargs)`` (forward-mode AD, while a dual level
-    is open), or through the plain ``Function.apply`` again for None. Swapping the method rather
-    than testing a flag in it leaves ops without any cost of forward AD while no level is open."""
-    Function.apply = _PLAIN_APPLY if apply is None else classmethod(apply)  # type: ignore[method-assign,assignment]
+    """Hand every op to ``apply`` (forward-mode AD, while a dual level is open), or to nobody
+    again for None: one test of a module global per op when no level is open."""
+    global _dual_route
+    _dual_route = apply
