@@ -67,6 +67,7 @@ from .ops import advanced_indexing  # noqa: F401 - registers t[index tensor] and
 from .autograd import functional as _autograd_functional  # noqa: F401 - makes minitorch.autograd.functional an attribute, as torch.autograd.functional
 from .autograd import graph as _autograd_graph  # noqa: F401 - minitorch.autograd.graph, as torch.autograd.graph
 from .autograd import forward_ad as _autograd_forward_ad  # noqa: F401 - minitorch.autograd.forward_ad, as torch.autograd.forward_ad
+from .autograd import gradcheck as _autograd_gradcheck  # the module; the name goes to the function below
 from .ops.sampling import bernoulli, logspace, multinomial, normal
 from .ops.counting import bincount, histc
 from .ops import legacy_methods  # noqa: F401 - attaches Tensor.select, dist, ravel, new, resize_
@@ -108,6 +109,10 @@ from .amp import cuda_amp as _cuda_amp  # noqa: E402
 from .autocast_state import get_autocast_dtype, is_autocast_enabled, set_autocast_dtype, set_autocast_enabled  # noqa: E402
 
 cuda.amp = _cuda_amp  # ``minitorch.cuda.amp.GradScaler``: cuda.py sits below amp and never imports it
+# ``minitorch.autograd.gradcheck`` is the function, as PyTorch's (the module stays importable by name): bound
+# here because autograd/__init__ sits below gradcheck, which uses forward AD, and never imports it
+autograd.gradcheck = _autograd_gradcheck.gradcheck
+autograd.gradgradcheck = _autograd_gradcheck.gradgradcheck
 from .ops import numpy_like as _numpy_like  # noqa: E402 - also attaches Tensor.diff, logit, ...
 
 globals().update(_numpy_like.EXPORTS)  # hstack, diff, cov, range, ...
