@@ -60,7 +60,9 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
         if any(value is None and not isinstance(x, Tensor) for value, x in zip(results, ins)):
             raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
         results = [zeros_like(x) if value is None else value for value, x in zip(results, ins)]
-    for position, value in enumerate(results):
+    for position, (value, x) in enumerate(zip(results, ins)):
+        if value is not None and isinstance(x, Tensor) and value.dtype is not x.dtype and x.dtype.is_floating_point:
+            results[position] = value.to(x.dtype)  # a custom backward's dtype, cast as PyTorch's engine does
         if value is None and not allow_unused:
             raise RuntimeError(
                 f"One of the differentiated Tensors (input {position}) appears to not have been used in the graph. "

@@ -183,7 +183,10 @@ def run_backward(
     to a captured tensor run (as in PyTorch: other tensors' hooks do not fire), and the
     gradients reaching the captured tensors are returned instead. A captured entry may also
     be a gradient edge ``(node, output_nr)`` (``autograd.graph.get_gradient_edge``).
+    A seed of another dtype than its output's is cast to it first, as PyTorch's engine does.
     """
+    grad_outputs = [seed if seed._data.dtype is out._data.dtype or not out._data.dtype.is_floating_point
+                    else seed.to(out._data.dtype) for out, seed in zip(outputs, grad_outputs)]
     running = getattr(_passes, "tasks", None)
     if running is None:
         running = _passes.tasks = []

@@ -172,6 +172,13 @@ class Context:
 
     #: what :meth:`save_for_forward` kept: the tensors and their versions (None: nothing saved)
     _saved_for_forward: Optional[tuple[tuple[Any, ...], tuple[Optional[int], ...]]] = None
+    #: whether a custom Function's backward gets zeros for an output no gradient reached (else None)
+    materialize_grads = True
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """PyTorch's switch: with False, ``backward`` gets None for an output that got no
+        gradient, instead of zeros of its shape (a custom Function with several outputs)."""
+        self.materialize_grads = bool(value)
 
     def save_for_forward(self, *values: Any) -> None:
         """Keep tensors (or None) for a custom Function's ``jvp``, which reads them as
@@ -275,6 +282,9 @@ class Node:
     #: how many gradients this node receives: >1 for an op with several outputs (``svd``,
     #: ``eigh``) and the hook nodes of ``minitorch.nn``; an edge ``(node, slot)`` names the output
     num_outputs = 1
+    #: each output's (shape, dtype, device), None for one that is no float tensor: kept for a custom
+    #: Function with several outputs, whose backward gets zeros for an output no gradient reached
+    output_layouts: Optional[tuple[Optional[tuple[Any, Any, Any]], ...]] = None
 
     def apply_grads(self, grad_outputs: tuple[Optional["Tensor"], ...]) -> tuple[Optional["Tensor"], ...]:
         """Gradients for each input from the gradients of all outputs (one for ordinary ops)."""
@@ -283,6 +293,8 @@ class Node:
     def apply(self, *grad: Optional["Tensor"]) -> tuple[Optional["Tensor"], ...]:
         """Gradients for each forward argument (None where not needed) from one gradient per output."""
         assert self.function is not None and self.ctx is not None
+        if self.output_layouts is not None and self.ctx.materialize_grads and any(g is None for g in grad):
+            grad = _materialized(grad, self.output_layouts)
         grads = self.function.backward(self.ctx, *grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -322,7 +334,11 @@ class AccumulateGrad(Node):
 
     def accumulate(self, grad: "Tensor", owned: bool = False) -> None:
         """Add ``grad`` into ``variable.grad``. ``owned``: nothing but the caller holds ``grad``
-        (see :func:`sole_reference`), so an empty ``.grad`` may become ``grad`` itself."""
+        (see :func:`sole_reference`), so an empty ``.grad`` may become ``grad`` itself. A gradient
+        of another dtype (a custom backward's) is cast to the tensor's, as PyTorch's engine does."""
+        dtype = self.variable._data.dtype
+        if grad._data.dtype is not dtype and dtype.is_floating_point:
+            grad, owned = grad.to(dtype), True
         with _ACCUMULATE_LOCK:
             self._accumulate(grad, owned)
         if self.post_accumulate_hooks:
@@ -419,12 +435,29 @@ _NODE_TYPES: dict[str, type[Node]] = {}
 _DEFAULT_NAMES: dict[type, str] = {}
 
 
+def is_own_function(function: type) -> bool:
+    """Whether ``function`` is one of minitorch's ops (not a user's ``autograd.Function``)."""
+    return function.__module__.split(".")[0] == __name__.split(".")[0]
+
+
+def _materialized(grads: tuple, layouts: tuple) -> tuple:
+    """``grads`` with zeros of each output's layout where no gradient arrived (None)."""
+    filled = []
+    for grad, layout in zip(grads, layouts):
+        if grad is None and layout is not None:
+            shape, dtype, device = layout
+            grad = dispatch.empty(shape, dtype, device)
+            grad._raw_fill(0)
+        filled.append(grad)
+    return tuple(filled)
+
+
 def default_node_name(function: type) -> str:
     """``<Function>Backward0`` for minitorch's own ops, ``<Function>Backward`` for a user's
     Function: PyTorch numbers only the nodes of its own ops."""
     name = _DEFAULT_NAMES.get(function)
     if name is None:
-        own = function.__module__.split(".")[0] == __name__.split(".")[0]
+        own = is_own_function(function)
         name = _DEFAULT_NAMES.setdefault(function, f"{function.__name__}Backward{'0' if own else ''}")
     return name
 
@@ -552,6 +585,9 @@ class Function:
         if slots:
             node = cls._node(ctx, args, ctx.needs_input_grad)
             node.num_outputs = len(outputs)
+            if not is_own_function(cls):
+                node.output_layouts = tuple([(o._data.shape, o._data.dtype, o._device) if i in slots else None
+                                             for i, o in enumerate(outputs)])
             for index in slots:
                 outputs[index]._set_grad_fn(node)
                 outputs[index]._output_nr = index

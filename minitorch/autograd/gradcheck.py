@@ -34,8 +34,8 @@ name: ``from minitorch.autograd.gradcheck import GradcheckError``. Where minitor
   minitorch has no batched backward (``vmap`` calls the function once per slice), so a
   batched gradient is the per-slice ones by construction;
 * an undefined output gradient is no gradient at all in minitorch's engine (None in an op's
-  slot), so ``check_undefined_grad`` checks one output left out at a time; a custom Function
-  whose backward cannot take None for an output's gradient fails it;
+  slot, zeros for a custom Function unless it calls ``ctx.set_materialize_grads(False)``), so
+  ``check_undefined_grad`` checks one output left out at a time;
 * no complex or sparse tensors (``masked`` is accepted and unused);
 * outputs that are not tensors are skipped (PyTorch fails on them), and output numbers in
   messages count differentiable outputs exactly (PyTorch's can be off past an integer output);
