@@ -215,11 +215,12 @@ def test_the_windows_gradient_of_a_strided_convolution_matches_numpy() -> None:
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_elementwise_ops_on_large_views_through_the_backend(dtype, monkeypatch) -> None:
-    """Above the threads' threshold, ops on views walked by rows: a sum of two channels-last
-    batches seen channels-first (rows of 36), a bias added to a crop (rows of 32), a negation of
-    every second column of a crop (rows of 16) and ``exp`` of the permute; and, not walked, a
-    comparison of a transposed view (rows of 1156) with a broadcast row (bool out), which goes
-    to the students' kernel: NumPy's results."""
+    """Above the threads' threshold, ops on views walked by rows: a channels-last batch seen
+    channels-first added to a row-major one (rows of 36), a bias added to a crop (rows of 32), a
+    negation of every second column of a crop (rows of 16) and ``exp`` of the crop;
+    not walked: a sum of two channels-last batches (dense alike: one run, a channels-last result
+    as PyTorch's) and a comparison of a transposed view (rows of 1156) with a broadcast row (bool
+    out), which goes to the students' kernel: NumPy's results."""
     walked = []
     for name in ("map_entry", "zip_entry"):
         entry = getattr(cpu_walk, name)
@@ -230,14 +231,19 @@ def test_elementwise_ops_on_large_views_through_the_backend(dtype, monkeypatch) 
     images = rng.integers(-9, 9, (2, 128, 6, 6, 16)).astype(dtype)
     tx, tb, ti = minitorch.tensor(x), minitorch.tensor(bias), minitorch.tensor(images)
     assert x[:, :, :, 1:33:2].size >= PARALLEL_MIN_WORK and images[0].size >= PARALLEL_MIN_WORK
+    channels_first = images.transpose(0, 1, 4, 2, 3)
+    row_major = minitorch.tensor(np.ascontiguousarray(channels_first[1]))
+    both_channels_last = ti[0].permute(0, 3, 1, 2) + ti[1].permute(0, 3, 1, 2)
+    assert walked == [] and both_channels_last.is_contiguous(memory_format=minitorch.channels_last)
+    np.testing.assert_array_equal(both_channels_last.numpy(), channels_first[0] + channels_first[1])
     checks = [
-        (ti[0].permute(0, 3, 1, 2) + ti[1].permute(0, 3, 1, 2), (images[0] + images[1]).transpose(0, 3, 1, 2)),
+        (row_major + ti[0].permute(0, 3, 1, 2), channels_first[1] + channels_first[0]),
         (tx[:, :, 1:33, 1:33] + tb.view(8, 1, 1), x[:, :, 1:33, 1:33] + bias.reshape(8, 1, 1)),
         (-tx[:, :, :, 1:33:2], -x[:, :, :, 1:33:2]),
     ]
     expected_ops = [opcodes.ADD, opcodes.ADD, opcodes.NEG]
     if dtype != "int64":
-        checks.append((ti[0].permute(0, 3, 1, 2).exp(), np.exp(images[0].transpose(0, 3, 1, 2))))
+        checks.append((tx[:, :, 1:33, 1:33].exp(), np.exp(x[:, :, 1:33, 1:33])))
         expected_ops.append(opcodes.EXP)
     assert walked == expected_ops
     row = minitorch.tensor(x[0, 0, 0, :32]).repeat(4).reshape(1, 128)
