@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dtypes, memory_formats, return_types
 from .autograd import dual_state, engine, transform_levels
-from .autograd.function import AccumulateGrad, Node
+from .autograd.function import CUSTOM_FUNCTION_VIEW, AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .keywords import accepts_numpy_names
@@ -68,8 +68,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     #: a 0-d tensor made from a Python number an op was given (``x * 2``): PyTorch's wrapped number,
     #: which a saved-tensor hook never sees
     _wrapped_number = False
-    #: a view made by an op of several views (``split``, ``unbind``) with grad mode on, or a view of one
-    _multi_output_view = False
+    #: a view made by an op of several views (``split``, ``unbind``) with grad mode on, or a view of one;
+    #: CUSTOM_FUNCTION_VIEW for a view a custom Function returned (PyTorch refuses to change either in place)
+    _multi_output_view: Union[bool, str] = False
     #: ``(level, tangent)`` while forward-mode AD gives this tensor a tangent (:mod:`.autograd.dual_state`)
     _dual: Optional[tuple[Any, "Tensor"]] = None
     #: the innermost function transform open when this tensor was made, 0 for none
@@ -129,7 +130,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         view._version_counter = self._version_counter
         view._base = self._base if self._base is not None else self
         if self._multi_output_view:
-            view._multi_output_view = True
+            view._multi_output_view = self._multi_output_view
         return view
 
     # ---- properties ----
@@ -1238,6 +1239,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         tail = ("This view is the output of a function that returns multiple views. Such functions do not allow "
                 "the output views to be modified inplace. You should replace the inplace operation by an "
                 "out-of-place one.")
+        if self._multi_output_view == CUSTOM_FUNCTION_VIEW:
+            tail = ("This view was created inside a custom Function (or because an input was returned as-is) and the "
+                    "autograd logic to handle view+inplace would override the custom backward associated with the "
+                    "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+                    "cloning the output of the custom Function.")
         if self._requires_grad and self.grad_fn is not None:
             made_by = re.sub(r"Backward\d*$", "", self.grad_fn.name())
             raise RuntimeError(f"Output {self._output_nr} of {made_by} is a view and is being modified inplace. {tail}")

@@ -249,7 +249,7 @@ def _dtype_and_grad_suffixes(t: "Tensor") -> list[str]:
     no values to show it), then its ``grad_fn`` or ``requires_grad``."""
     suffixes = [] if t.dtype is dtypes.get_default_dtype() else [f"dtype={t.dtype}"]
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")  # PyTorch's C++ nodes drop their namespace
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return suffixes
@@ -275,7 +275,7 @@ def tensor_repr(t: "Tensor") -> str:
             suffixes.append(f"dtype={t.dtype}")
         body = values_str(values, t.dtype, indent)
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")  # PyTorch's C++ nodes drop their namespace
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(PREFIX + body, suffixes, indent)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Optional, Sequence, Union
 
+from . import custom_function  # noqa: F401 - makes every user's Function follow PyTorch's protocol
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Context, Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

@@ -32,8 +32,9 @@ from ..tensor import Tensor
 from . import dual_state, saved_hooks
 from . import grad as autograd_grad
 from .dual_state import set_tangent, suspended, tangent_of
+from .custom_function import run as run_custom
 from .function import AccumulateGrad, Context, Function, Node, SavedOutput, plain_apply
-from .grad_mode import enable_grad, is_grad_enabled, no_grad
+from .grad_mode import enable_grad, is_grad_enabled
 
 #: the probe cotangent cycles through these many values (not constant, so that a backward computed on raw data
 #: shows as non-zero and is caught, however it combines the probe's entries)
@@ -67,7 +68,7 @@ def dual_apply(cls: type[Function], *args: Any, **kwargs: Any) -> Any:
         return plain_apply(cls, *args, **kwargs)
     if cls.jvp is not Function.jvp or cls.__module__.split(".")[0] != _PACKAGE:
         with suspended():
-            out, ctx = _run_keeping_context(cls, args, kwargs)
+            out, ctx = run_custom(cls, args, kwargs)  # what its apply does, handing back ctx for jvp
         found = _custom_tangents(cls, ctx, args, tangents, out)
     else:
         with suspended():
@@ -99,24 +100,6 @@ def _save_with_tangent(output: Tensor) -> None:
                         for value in ctx._saved])
 
 
-def _run_keeping_context(cls: type[Function], args: tuple, kwargs: dict) -> tuple[Any, Context]:
-    """What ``Function.apply`` does for a custom Function, handing back its ``ctx`` for ``jvp``."""
-    needs = tuple(isinstance(arg, Tensor) and arg.requires_grad for arg in args)
-    ctx = Context(needs)
-    with no_grad():
-        out = cls.forward(ctx, *args, **kwargs)
-    if not (is_grad_enabled() and True in needs):
-        return out, ctx
-    if type(out) is tuple:
-        return cls._record_several(ctx, args, out), ctx
-    if isinstance(out, Tensor) and out.dtype.is_floating_point:
-        node = cls._node(ctx, args, needs)
-        out._set_grad_fn(node)
-        if ctx._saved:
-            ctx.keep_outputs_weakly((out,), node)
-    return out, ctx
-
-
 def _custom_tangents(cls: type[Function], ctx: Context, args: tuple, tangents: Tangents, out: Any) -> Tangents:
     """The tangents a custom Function's ``jvp`` gives, checked as PyTorch checks them."""
     given = []
@@ -141,11 +124,15 @@ def _custom_tangents(cls: type[Function], ctx: Context, args: tuple, tangents: T
     for position, (output, tangent) in enumerate(zip(outputs, results)):
         if tangent is not None and not isinstance(tangent, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(tangent).__name__}) for grad output {position}.")
-        if tangent is not None and isinstance(output, Tensor) and output.dtype.is_floating_point:
-            check_tangent(output, tangent)
-            found.append(tangent)
-        else:
+        if tangent is None or not isinstance(output, Tensor):
             found.append(None)
+            continue
+        if not output.dtype.is_floating_point or any(output is marked for marked in ctx.non_differentiable):
+            raise RuntimeError(f"Function's jvp returned a gradient at position {position}, but  the corresponding "
+                               "forward output is not a differentiable Tensor.You should return None at that position "
+                               "instead.")  # (PyTorch's spacing)
+        check_tangent(output, tangent)
+        found.append(tangent)
     return found
 
 

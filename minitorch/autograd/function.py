@@ -20,9 +20,11 @@ nodes form the graph that :mod:`minitorch.autograd.engine` walks backward.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -50,7 +52,7 @@ def _modified_message(value: "Tensor", version: int, producer: Optional[str]) ->
     """PyTorch's error for a saved tensor changed in place after it was saved; ``producer`` is
     the node whose output it is (its current ``grad_fn`` unless it was saved as an op's output)."""
     producer = producer or (value.grad_fn.name() if value.grad_fn is not None else None)
-    which = f", which is output 0 of {re.sub(r'Backward[0-9]+$', '', producer)}," if producer else ""
+    which = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', producer)}," if producer else ""
     if anomaly.enabled:  # the warning of the node that failed came just before
         hint = ("the backtrace further above shows the operation that failed to compute its gradient. "
                 "The variable in question was changed in there or anywhere later. Good luck!")
@@ -189,6 +191,23 @@ class Context:
                                      "non-tensors as attributes on ctx.")
         self._saved_for_forward = (values, tuple(None if v is None else v._version for v in values))
 
+    #: what a custom Function's forward (or setup_context) gave :meth:`mark_dirty` and
+    #: :meth:`mark_non_differentiable` (PyTorch's attribute names); minitorch's own ops mark nothing
+    dirty_tensors: tuple[Any, ...] = ()
+    non_differentiable: tuple[Any, ...] = ()
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Say that forward changed these inputs in place and returns them: each output is then
+        the input itself, its version bumped and its history rebased onto this op (PyTorch's
+        in-place protocol). A later call replaces the tensors an earlier one gave."""
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *outputs: Any) -> None:
+        """Say that these outputs have no gradient (a sort's indices): they do not require grad,
+        and backward gets zeros of their shape for them (None with ``set_materialize_grads(False)``).
+        A later call replaces the outputs an earlier one gave."""
+        self.non_differentiable = outputs
+
     def release(self) -> None:
         """Drop the saved tensors (after a backward without ``retain_graph``).
 
@@ -198,6 +217,15 @@ class Context:
         if self._saved:
             self._freed = True
             self._saved = ()
+
+
+#: the mark (``Tensor._multi_output_view``) of a view that a custom Function returned (an input returned
+#: as it is, or a view of one): PyTorch refuses to change it in place, its custom backward would be lost
+CUSTOM_FUNCTION_VIEW = "custom Function"
+
+#: PyTorch's name of the class of ``ctx`` (``torch.autograd.function.FunctionCtx``), for type hints
+#: and ``isinstance(ctx, FunctionCtx)`` in a custom Function
+FunctionCtx = Context
 
 
 class Node:
@@ -282,9 +310,6 @@ class Node:
     #: how many gradients this node receives: >1 for an op with several outputs (``svd``,
     #: ``eigh``) and the hook nodes of ``minitorch.nn``; an edge ``(node, slot)`` names the output
     num_outputs = 1
-    #: each output's (shape, dtype, device), None for one that is no float tensor: kept for a custom
-    #: Function with several outputs, whose backward gets zeros for an output no gradient reached
-    output_layouts: Optional[tuple[Optional[tuple[Any, Any, Any]], ...]] = None
 
     def apply_grads(self, grad_outputs: tuple[Optional["Tensor"], ...]) -> tuple[Optional["Tensor"], ...]:
         """Gradients for each input from the gradients of all outputs (one for ordinary ops)."""
@@ -293,8 +318,6 @@ class Node:
     def apply(self, *grad: Optional["Tensor"]) -> tuple[Optional["Tensor"], ...]:
         """Gradients for each forward argument (None where not needed) from one gradient per output."""
         assert self.function is not None and self.ctx is not None
-        if self.output_layouts is not None and self.ctx.materialize_grads and any(g is None for g in grad):
-            grad = _materialized(grad, self.output_layouts)
         grads = self.function.backward(self.ctx, *grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -440,18 +463,6 @@ def is_own_function(function: type) -> bool:
     return function.__module__.split(".")[0] == __name__.split(".")[0]
 
 
-def _materialized(grads: tuple, layouts: tuple) -> tuple:
-    """``grads`` with zeros of each output's layout where no gradient arrived (None)."""
-    filled = []
-    for grad, layout in zip(grads, layouts):
-        if grad is None and layout is not None:
-            shape, dtype, device = layout
-            grad = dispatch.empty(shape, dtype, device)
-            grad._raw_fill(0)
-        filled.append(grad)
-    return tuple(filled)
-
-
 def default_node_name(function: type) -> str:
     """``<Function>Backward0`` for minitorch's own ops, ``<Function>Backward`` for a user's
     Function: PyTorch numbers only the nodes of its own ops."""
@@ -498,11 +509,55 @@ class Function:
 
     @staticmethod
     def forward(ctx: Context, *args: Any, **kwargs: Any) -> "Tensor":
-        raise NotImplementedError
+        """The op's result from its arguments, graph recording off. Either ``forward(ctx, *args)``
+        filling ``ctx`` itself, or (a class that overrides :meth:`setup_context`) ``forward(*args)``
+        without it."""
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Context, inputs: tuple[Any, ...], output: Any) -> Any:
+        """The second half of the separate style: fill ``ctx`` from the forward's arguments
+        (defaults filled in) and its result. Overriding it is what chooses that style."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Any:
-        raise NotImplementedError
+        """One gradient per forward argument (None where none is needed) from one per output."""
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    #: PyTorch's other name of :meth:`backward`: a custom Function may define either
+    vjp = backward
+
+    #: PyTorch may generate a vmap rule from a custom Function's code when this is True; minitorch's
+    #: ``func.vmap`` calls the Function once per slice, which needs no rule, but refuses a Function
+    #: that says neither this nor :meth:`vmap`, as PyTorch does
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Optional[int], ...], *args: Any) -> Any:
+        """PyTorch's batching rule of a custom Function. minitorch's ``func.vmap`` runs the
+        Function once per slice and never calls it; overriding it only marks the Function as
+        allowed under ``vmap``."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+                      "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A user's Function gets, once here, the ``apply`` of PyTorch's custom-Function protocol
+        (:mod:`.custom_function`); minitorch's own ops keep the quick one below, untouched."""
+        super().__init_subclass__(**kwargs)
+        if _adopt_user_function is not None and not is_own_function(cls):
+            _adopt_user_function(cls)
 
     @staticmethod
     def jvp(ctx: Context, *grad_inputs: Any) -> Any:
@@ -585,9 +640,6 @@ class Function:
         if slots:
             node = cls._node(ctx, args, ctx.needs_input_grad)
             node.num_outputs = len(outputs)
-            if not is_own_function(cls):
-                node.output_layouts = tuple([(o._data.shape, o._data.dtype, o._device) if i in slots else None
-                                             for i, o in enumerate(outputs)])
             for index in slots:
                 outputs[index]._set_grad_fn(node)
                 outputs[index]._output_nr = index
@@ -595,16 +647,30 @@ class Function:
         return outputs
 
 
+#: what makes a user's Function class follow PyTorch's custom-Function protocol (set by
+#: :mod:`.custom_function` when it is imported, before any user's class exists)
+_adopt_user_function: Optional[Callable[[type[Function]], None]] = None
+
+
+def adopt_user_functions(adopt: Callable[[type[Function]], None]) -> None:
+    """Have ``adopt(cls)`` called for every Function class defined outside minitorch from now on."""
+    global _adopt_user_function
+    _adopt_user_function = adopt
+
+
 #: forward-mode AD's ``apply(cls, *args, **kwargs)`` while a dual level is open, else None: every op
 #: (also through an ``apply`` bound before the level opened, ``f = Fn.apply``) is handed to it
 _dual_route: Optional[Callable[..., Any]] = None
 _APPLY = Function.__dict__["apply"].__func__
+#: each class's ``apply`` without forward AD's route or a profiler's timing (what :func:`plain_apply`
+#: runs): this one for minitorch's ops, :mod:`.custom_function`'s for a user's Function
+Function._apply_alone = staticmethod(_APPLY)  # type: ignore[attr-defined]
 
 
 def plain_apply(cls: type[Function], *args: Any, **kwargs: Any) -> Any:
     """``Function.apply`` without forward-mode AD: the op alone (in this thread, ops inside it too)."""
     with dual_state.suspended():
-        return _APPLY(cls, *args, **kwargs)
+        return cls._apply_alone(cls, *args, **kwargs)  # type: ignore[attr-defined]
 
 
 def route_apply(apply: Optional[Callable[..., Any]]) -> None:
@@ -612,3 +678,56 @@ def route_apply(apply: Optional[Callable[..., Any]]) -> None:
     again for None: one test of a module global per op when no level is open."""
     global _dual_route
     _dual_route = apply
+
+
+ONCE_DIFFERENTIABLE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class Error(Node):
+    """PyTorch's ``torch::autograd::Error`` node: the ``grad_fn`` of the gradients a
+    :func:`once_differentiable` backward returned while a graph of the backward was being made;
+    differentiating through it raises."""
+
+    def name(self) -> str:
+        return "torch::autograd::Error"  # as PyTorch's C++ node names itself
+
+    def __repr__(self) -> str:
+        return f"<Error object at {hex(id(self))}>"
+
+
+class DelayedError(Function):
+    """Passes its tensors through (new tensors on the same data); its backward raises."""
+
+    @staticmethod
+    def forward(ctx: Context, *values: Any) -> tuple:
+        tensor = tensor_class()
+        return tuple([tensor._make(v._data, v._device) if isinstance(v, tensor) else v for v in values])
+
+    @staticmethod
+    def backward(ctx: Context, *grads: Any) -> Any:
+        raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
+
+
+def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a custom Function's ``backward`` that is not itself differentiable (it computes
+    outside autograd, on NumPy arrays say): it runs with grad mode off, and where a graph of the
+    backward is being made (``create_graph`` with gradients that require grad) its results get an
+    :class:`Error` ``grad_fn``, so a second derivative raises instead of coming out silently zero."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx: Any, *grads: Any, **kwargs: Any) -> Any:
+        with no_grad():
+            results = backward(ctx, *grads, **kwargs)
+        tensor = tensor_class()
+        if not is_grad_enabled() or not any(isinstance(g, tensor) and g._requires_grad for g in grads):
+            return results
+        several = isinstance(results, tuple)
+        values = results if several else (results,)
+        guarded = DelayedError.apply(*[v if v is None else v.detach().requires_grad_(True) for v in values])
+        for value in guarded:
+            if isinstance(value, tensor) and value.grad_fn is not None:
+                value.grad_fn.__class__ = Error  # one node for all of them
+                break
+        return guarded if several else guarded[0]
+
+    return wrapper

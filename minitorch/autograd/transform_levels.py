@@ -83,6 +83,11 @@ def transform_level(kind: str, api: str, inputs: Iterable[Any]) -> Iterator[Leve
             _refresh_innermost()
 
 
+def open_kinds() -> tuple[str, ...]:
+    """The kinds (``'grad'``, ``'vmap'``) of the levels this thread has open, outermost first."""
+    return tuple([level.kind for level in _open.get(threading.get_ident(), ())])
+
+
 def inherit(alias: "Tensor", source: "Tensor") -> None:
     """Make ``alias`` (``source.detach()``, ``source.data``: the same storage, no view) count as
     ``source`` does: captured where ``source`` is, an input where ``source`` is one."""
