@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
-from . import dtypes
+from . import draws, dtypes
 from .autograd.grad_mode import is_grad_enabled
 from .device import DeviceLike, as_device
 from .dispatch import check_same_device, empty as empty_on_device, resolve_device
@@ -243,15 +243,19 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Devi
                  memory_format=memory_format)
 
 
-def _generator(device: DeviceLike, generator: Any = None) -> np.random.Generator:
-    """``generator``'s stream, else the generator of ``device``'s kind: cuda tensors draw from the
-    cuda device's own (on the host, then copied to the device), so their draws leave the cpu
+def _generator(device: DeviceLike, generator: Any = None) -> Generator:
+    """``generator``, else the generator of ``device``'s kind: cuda tensors draw from the cuda
+    device's own (on the host, then copied to the device), so their draws leave the cpu
     sequence alone."""
     if generator is not None:
         if not isinstance(generator, Generator):
             raise TypeError(f"generator must be a minitorch.Generator, not {type(generator).__name__}")
-        return generator.numpy_generator()
-    return default_generator_of(as_device(device).type).numpy_generator()
+        return generator
+    return default_generator_of(as_device(device).type)
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)
 
 
 def _random_float_dtype(dtype: Any) -> dtypes.dtype:
@@ -266,8 +270,9 @@ def rand(*size: Any, generator: Any = None, out: Optional[Tensor] = None, dtype:
          device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in :math:`[0, 1)`."""
     target = _random_float_dtype(_dtype_or_out(dtype, out))
-    drawn = _finish(_generator(device, generator).random(_new_shape(size)), target, device, requires_grad)
-    return _written(out, drawn, "rand")
+    shape = _new_shape(size)
+    values = draws.uniform(_generator(device, generator).stream(), _count(shape), target.numpy)
+    return _written(out, _finish(values.reshape(shape), target, device, requires_grad), "rand")
 
 
 @_accepts_size_keyword
@@ -275,8 +280,9 @@ def randn(*size: Any, generator: Any = None, out: Optional[Tensor] = None, dtype
           device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     target = _random_float_dtype(_dtype_or_out(dtype, out))
-    drawn = _finish(_generator(device, generator).standard_normal(_new_shape(size)), target, device, requires_grad)
-    return _written(out, drawn, "randn")
+    shape = _new_shape(size)
+    values = draws.normal(_generator(device, generator).stream(), _count(shape), target.numpy)
+    return _written(out, _finish(values.reshape(shape), target, device, requires_grad), "randn")
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
@@ -320,7 +326,8 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     low, high, size = bound["low"], bound["high"], bound["size"]
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    values = _generator(device, generator).integers(low, high, size=_new_shape((size,)))
+    shape = _new_shape((size,))
+    values = draws.integers(_generator(device, generator).stream(), _count(shape), int(low), int(high)).reshape(shape)
     return _written(out, _finish(values, _dtype_or_out(dtype, out, dtypes.int64), device, requires_grad), "randint")
 
 
@@ -330,8 +337,8 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Device
     ``generator`` or the device's default generator."""
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    source = _generator(device, generator)
-    return _finish(source.permutation(n), dtype or dtypes.int64, device, requires_grad)
+    order = draws.permutation(_generator(device, generator).stream(), int(n))
+    return _finish(order, dtype or dtypes.int64, device, requires_grad)
 
 
 def arange(*args: Any, start: Any = None, end: Any = None, step: Any = None, out: Optional[Tensor] = None,

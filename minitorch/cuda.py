@@ -12,7 +12,8 @@ Numba's CUDA support is imported only when one of these functions (or a cuda ten
 needs it: ``import minitorch`` and the cpu path never load it.
 
 Random numbers: cuda tensors have their own :class:`~minitorch.generator.Generator`
-(``default_generators[0]``, NumPy's PCG64 as the cpu one), seeded with the same seed by
+(``default_generators[0]``, a Mersenne Twister stream as the cpu one; PyTorch's cuda
+generator is another algorithm, so these numbers are minitorch's own), seeded with the same seed by
 :func:`minitorch.manual_seed` and alone by :func:`manual_seed`.
 Its numbers are drawn on the host and copied to the device, so a seed gives the same
 values on a GPU, on the simulator and on the cpu, while drawing on one device leaves the

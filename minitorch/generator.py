@@ -1,4 +1,4 @@
-"""``minitorch.Generator``: one seeded PCG64 stream, and the default one of each device kind.
+"""``minitorch.Generator``: one seeded Mersenne Twister stream, and the default one of each device kind.
 
 Every random number in minitorch comes from a :class:`Generator`: the global one
 (``minitorch.random.default_generator``) behind ``rand``, ``randn``, ``randint`` and
@@ -8,12 +8,17 @@ a user makes to keep a data loader's shuffling apart from the global seed::
     g = minitorch.Generator().manual_seed(42)
     train, test = minitorch.utils.data.random_split(dataset, [0.8, 0.2], generator=g)
 
-Each is NumPy's PCG64. Numbers are drawn on the host (and copied to the device for cuda
-tensors), so a seed gives the same values on every backend and device. The state is a
-uint8 tensor of plain bytes, safe to store in a checkpoint and to restore exactly.
+Each is the stream of PyTorch's CPU generator (:mod:`minitorch.mersenne`), and the samplers
+draw from it as PyTorch's CPU kernels do (:mod:`minitorch.draws`): after
+``manual_seed(s)``, ``rand``, ``randn``, ``randint``, ``randperm``, ``bernoulli``, dropout,
+``multinomial`` and the in-place fills give PyTorch's numbers, and so do layers initialised
+from them. Numbers are drawn on the host (and copied to the device for cuda tensors), so a seed
+gives the same values on every backend and device; PyTorch's cuda generator is a different
+algorithm, so on cuda the numbers are minitorch's own. The state is a uint8 tensor in PyTorch's
+layout, safe to store in a checkpoint and to restore exactly.
 
 As PyTorch's default generators, they are one per device kind for the whole process:
-threads may draw from them at once (NumPy holds the generator's lock through each draw).
+threads may draw from them at once (each draw holds the stream's lock).
 """
 
 from __future__ import annotations
@@ -28,60 +33,21 @@ import numpy as np
 from . import dtypes
 from .device import device as Device
 from .dispatch import tensor_class
+from .mersenne import STATE_LAYOUT, MersenneStream
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
-#: bytes of one 128-bit PCG64 word
-WORD_BYTES = 16
-#: layout of the state: state word, increment word, has-cached-uint32 flag, cached uint32
-STATE_BYTES = 2 * WORD_BYTES + 1 + 4
+#: the bytes of a state tensor
+STATE_BYTES = STATE_LAYOUT.size
+#: the seed of a generator nobody seeded (PyTorch's)
 DEFAULT_SEED = 67280421310721
 #: bits of a seed drawn by :meth:`Generator.seed`
 RANDOM_SEED_BITS = 63
 
 
-def _state_to_bytes(state: dict) -> bytes:
-    inner = state["state"]
-    return (
-        int(inner["state"]).to_bytes(WORD_BYTES, "little")
-        + int(inner["inc"]).to_bytes(WORD_BYTES, "little")
-        + bytes([int(state["has_uint32"])])
-        + int(state["uinteger"]).to_bytes(4, "little")
-    )
-
-
-def _bytes_to_state(raw: bytes) -> dict:
-    return {
-        "bit_generator": "PCG64",
-        "state": {
-            "state": int.from_bytes(raw[:WORD_BYTES], "little"),
-            "inc": int.from_bytes(raw[WORD_BYTES : 2 * WORD_BYTES], "little"),
-        },
-        "has_uint32": raw[2 * WORD_BYTES],
-        "uinteger": int.from_bytes(raw[2 * WORD_BYTES + 1 :], "little"),
-    }
-
-
-def read_state(bit_generator: np.random.BitGenerator) -> bytes:
-    """``bit_generator``'s state as plain bytes, read under its lock.
-
-    NumPy draws hold that lock (and may release the GIL while they fill an array), so a
-    state read while another thread draws is never one of a draw half done.
-    """
-    with bit_generator.lock:
-        return _state_to_bytes(bit_generator.state)
-
-
-def write_state(bit_generator: np.random.BitGenerator, raw: bytes) -> None:
-    """Restore bytes from :func:`read_state` into ``bit_generator``, under its lock."""
-    state = _bytes_to_state(raw)
-    with bit_generator.lock:
-        bit_generator.state = state
-
-
 def checked_seed(seed: int) -> int:
-    """``seed`` as the unsigned 64-bit number PCG64 is seeded with (negative seeds wrap, as in PyTorch)."""
+    """``seed`` as the unsigned 64-bit number kept as the initial seed (negative seeds wrap, as in PyTorch)."""
     seed = int(seed)
     if not -(2**63) <= seed < 2**64:
         raise RuntimeError(f"Overflow when unpacking long: seed {seed} must fit in 64 bits")
@@ -96,24 +62,20 @@ def state_bytes(new_state: Any, caller: str) -> bytes:
             f"{getattr(new_state, 'dtype', type(new_state).__name__)} with "
             f"{new_state.numel() if isinstance(new_state, tensor_class()) else '?'} elements"
         )
-    raw = bytes(new_state.detach().cpu().numpy().tobytes())
-    if raw[2 * WORD_BYTES] not in (0, 1):
-        raise RuntimeError(f"{caller}: corrupt state (bad cached-value flag)")
-    return raw
+    return bytes(new_state.detach().cpu().numpy().tobytes())
 
 
 class Generator:
-    """An independent PCG64 stream: ``manual_seed``, ``seed``, ``initial_seed``, ``get_state``/``set_state``."""
+    """An independent Mersenne Twister stream: ``manual_seed``, ``seed``, ``initial_seed``, ``get_state``/``set_state``."""
 
     def __init__(self, device: Any = "cpu") -> None:
         self.device = Device(device)
-        self._initial_seed = DEFAULT_SEED
-        self._numpy = np.random.Generator(np.random.PCG64(self._initial_seed))
+        self._stream = MersenneStream(DEFAULT_SEED)
+        self._numpy = np.random.Generator(self._stream.bits)
 
     def manual_seed(self, seed: int) -> "Generator":
         """Reseed; returns the generator itself so it chains: ``Generator().manual_seed(0)``."""
-        self._initial_seed = checked_seed(seed)
-        self._numpy = np.random.Generator(np.random.PCG64(self._initial_seed))
+        self._stream.reseed(checked_seed(seed))
         return self
 
     def seed(self) -> int:
@@ -124,31 +86,45 @@ class Generator:
 
     def initial_seed(self) -> int:
         """The seed last given by :meth:`manual_seed` or :meth:`seed`."""
-        return self._initial_seed
+        return self._stream.initial_seed
 
     def get_state(self) -> Tensor:
         """The state as a uint8 tensor (restore it with :meth:`set_state`)."""
-        raw = read_state(self._numpy.bit_generator)
+        raw = self._stream.to_bytes()
         return tensor_class()._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor, caller: str = "Generator.set_state") -> "Generator":
         """Restore a state from :meth:`get_state`; a tensor of another kind or a corrupt state raises."""
-        write_state(self._numpy.bit_generator, state_bytes(new_state, caller))
+        raw = state_bytes(new_state, caller)
+        try:
+            self._stream.restore(raw)
+        except RuntimeError as error:
+            raise RuntimeError(f"{caller}: {error}") from None
         return self
 
+    def stream(self) -> MersenneStream:
+        """The stream PyTorch's samplers draw from (:mod:`minitorch.draws` turns its words into numbers)."""
+        _refuse_if_forbidden()
+        return self._stream
+
     def numpy_generator(self) -> np.random.Generator:
-        """The NumPy generator behind this one (random functions and samplers draw from it)."""
-        refusal = getattr(_FORBIDDEN, "message", None)
-        if refusal is not None:
-            raise RuntimeError(refusal)
+        """A NumPy generator over this stream's words, for the samplers PyTorch's CPU kernels do not
+        define word by word here (gamma, Poisson, binomial): they advance the same stream."""
+        _refuse_if_forbidden()
         return self._numpy
 
     def __repr__(self) -> str:
-        return f"<minitorch.Generator seed={self._initial_seed}>"
+        return f"<minitorch.Generator seed={self._stream.initial_seed}>"
 
 
 #: this thread's reason to refuse every draw (``vmap(..., randomness='error')``), None when draws are allowed
 _FORBIDDEN = threading.local()
+
+
+def _refuse_if_forbidden() -> None:
+    refusal = getattr(_FORBIDDEN, "message", None)
+    if refusal is not None:
+        raise RuntimeError(refusal)
 
 
 @contextmanager

@@ -1,13 +1,14 @@
 """The global random number generator behind ``rand``, ``randn``, ``randint`` and dropout.
 
-:data:`default_generator` is a :class:`~minitorch.generator.Generator` (NumPy's PCG64)
-seeded by :func:`manual_seed`, which seeds the cuda device's generator too, as PyTorch's
-does. Numbers are drawn on the host, so a seed gives the same values on every backend and
-device. The state is a uint8 tensor of plain bytes, safe to store in a checkpoint and to
-restore exactly.
+:data:`default_generator` is a :class:`~minitorch.generator.Generator` (the Mersenne
+Twister stream of PyTorch's CPU generator, so a seed gives PyTorch's numbers) seeded by
+:func:`manual_seed`, which seeds the cuda device's generator too, as PyTorch's does. Numbers
+are drawn on the host, so a seed gives the same values on every backend and device. The
+state is a uint8 tensor in PyTorch's layout, safe to store in a checkpoint and to restore
+exactly.
 
 As PyTorch's default generator, it is one for the whole process: threads may draw from it
-at once (NumPy holds the generator's lock through each draw), in whatever order they come.
+at once (each draw holds the stream's lock), in whatever order they come.
 """
 
 from __future__ import annotations

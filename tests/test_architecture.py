@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitorch"
 
 #: the layers, lowest first (a module is in the first layer one of whose prefixes it starts with)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("dtypes", "size", "device", "operators", "shapes", "keywords", "return_types", "type_info", "autocast_state", "deterministic", "rounding", "tensor_data", "memory_formats", "scalar", "scalar_functions", "autodiff",
+    ("dtypes", "size", "device", "operators", "shapes", "keywords", "return_types", "type_info", "autocast_state", "deterministic", "rounding", "tensor_data", "memory_formats", "scalar", "scalar_functions", "autodiff", "mersenne", "draws", "cephes_float32",
      "utils/hooks"),
     ("backends/",),
     ("dispatch", "conv_dispatch", "pool_dispatch", "optim_dispatch", "loss_dispatch", "rnn_dispatch", "index_checks"),

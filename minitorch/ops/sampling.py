@@ -1,10 +1,12 @@
 r"""Random sampling with PyTorch's signatures: ``bernoulli``, ``multinomial``, ``normal`` and the
-in-place fills ``uniform_``, ``normal_``, ``exponential_``, ``random_``, ``bernoulli_``.
+in-place fills ``uniform_``, ``normal_``, ``exponential_``, ``random_``, ``bernoulli_``,
+``cauchy_``, ``log_normal_``, ``geometric_``.
 
 Every draw comes from one :class:`~minitorch.generator.Generator`: the ``generator=`` given, or
 the default generator of the tensor's device kind (seeded by ``minitorch.manual_seed``). Draws
-are made on the host in float64 by NumPy's PCG64 and converted to the result's dtype, so a seed
-gives the same values on every backend. The streams are minitorch's own, not PyTorch's bits.
+are made on the host from the Mersenne Twister stream PyTorch's CPU generator runs, turned into
+numbers as PyTorch's CPU kernels turn them (:mod:`minitorch.draws`), in the order of the
+result's memory, so a seed gives PyTorch's values, on every backend.
 
 Sampling is not differentiable: a result drawn from tensors that require grad requires grad
 too (as in PyTorch), and the gradient it sends back to them is zero.
@@ -12,12 +14,13 @@ too (as in PyTorch), and the gradient it sends back to them is zero.
 How the samplers work:
 
 * Bernoulli: :math:`x_i = [u_i < p_i]` with :math:`u_i \sim U[0, 1)`.
-* Multinomial with replacement: inverse-CDF, :math:`x = \min\{i : u \cdot \sum_j p_j < \sum_{j \le i} p_j\}`.
-* Multinomial without replacement: draw :math:`e_i \sim \mathrm{Exp}(1)` and keep the ``k``
-  largest :math:`p_i / e_i`. The largest is category :math:`i` with probability
-  :math:`p_i / \sum_j p_j`, and by memorylessness the rest follow as draws from what is left,
-  which is sampling one at a time without putting back.
-* Normal: :math:`\mu + \sigma z` with :math:`z \sim \mathcal{N}(0, 1)`.
+* Multinomial with replacement: inverse-CDF, the first category :math:`i` whose normalised
+  cumulative weight :math:`\sum_{j \le i} p_j / \sum_j p_j` reaches :math:`u`.
+* Multinomial without replacement (and any single draw): draw :math:`e_i \sim \mathrm{Exp}(1)`
+  and keep the ``k`` largest :math:`p_i / e_i`. The largest is category :math:`i` with
+  probability :math:`p_i / \sum_j p_j`, and by memorylessness the rest follow as draws from
+  what is left, which is sampling one at a time without putting back.
+* Normal: :math:`\mu + \sigma z` with :math:`z \sim \mathcal{N}(0, 1)` (Box-Muller).
 """
 
 from __future__ import annotations
@@ -28,12 +31,13 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from .. import dtypes
+from .. import draws, dtypes
 from ..autograd.function import Context, Function
 from ..creation import _finish, _generator, _new_shape
 from ..device import DeviceLike
 from ..dispatch import resolve_device
 from ..generator import Generator
+from ..mersenne import MersenneStream
 from ..tensor import Tensor, add_tensor_methods
 from ..tensor_data import shape_broadcast
 
@@ -42,6 +46,7 @@ Number = Union[int, float]
 #: the C++ names PyTorch's range errors give each dtype
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long", "int32": "int",
               "int16": "short", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 #: integers a float dtype holds exactly: :math:`[-2^d, 2^d]` with ``d`` its significand digits
 _FLOAT_DIGITS = {"float16": 11, "float32": 24, "float64": 53}
 
@@ -51,13 +56,28 @@ def _cpp(value: float) -> str:
     return f"{value:g}"
 
 
-def _source(generator: Optional[Generator], device: Any) -> np.random.Generator:
-    """The NumPy stream to draw from: ``generator``'s, else the default one of ``device``'s kind."""
-    return _generator(device, generator)
+def _source(generator: Optional[Generator], device: Any) -> MersenneStream:
+    """The stream to draw from: ``generator``'s, else the default one of ``device``'s kind."""
+    return _generator(device, generator).stream()
 
 
-def _host(t: Tensor) -> np.ndarray:
-    return np.asarray(t.detach().cpu().numpy(), dtype=np.float64)
+def _memory_order(t: Tensor) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The shape that lists ``t``'s elements in the order of its memory (dimensions by falling
+    stride), and the permutation that takes an array of that shape back to ``t``'s dimensions."""
+    order = sorted(range(t.dim()), key=lambda d: -t.stride(d) if t.shape[d] != 1 else 0)
+    back = tuple(sorted(range(t.dim()), key=order.__getitem__))
+    return tuple(t.shape[d] for d in order), back
+
+
+def _in_memory_order(t: Tensor, values: np.ndarray) -> np.ndarray:
+    """``values`` (drawn in the order of ``t``'s memory) arranged in ``t``'s shape."""
+    walked, back = _memory_order(t)
+    return values.reshape(walked).transpose(back)
+
+
+def _host_values(t: Tensor) -> np.ndarray:
+    """``t``'s values on the host in its own dtype."""
+    return np.asarray(t.detach().cpu().numpy())
 
 
 def _not_implemented(kernel: str, dtype: dtypes.dtype) -> NotImplementedError:
@@ -114,8 +134,12 @@ def _check_p_number(p: float) -> None:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cpp(p)}")
 
 
-def _bernoulli_draws(shape: tuple[int, ...], p: Union[float, np.ndarray], source: np.random.Generator) -> np.ndarray:
-    return source.random(shape) < p
+def _bernoulli_draws(t: Tensor, p: Union[float, np.ndarray], stream: MersenneStream) -> np.ndarray:
+    """0/1 draws for each element of ``t``, in the order of its memory (``p`` in ``t``'s shape)."""
+    if isinstance(p, np.ndarray):
+        walked, back = _memory_order(t)
+        p = p.transpose(np.argsort(back)).reshape(walked) if t.dim() else p
+    return _in_memory_order(t, draws.bernoulli(stream, t.numel(), p))
 
 
 def bernoulli(input: Tensor, p: Optional[float] = None, *, generator: Optional[Generator] = None,  # noqa: A002
@@ -128,13 +152,13 @@ def bernoulli(input: Tensor, p: Optional[float] = None, *, generator: Optional[G
     if p is None:
         if not input.dtype.is_floating_point:
             raise _not_implemented("bernoulli_tensor_cpu_p_", input.dtype)
-        probabilities = _host(input)
+        probabilities = _host_values(input)
         _check_probabilities(probabilities)
-        draws = _bernoulli_draws(input.shape, probabilities, source)
-        result = _with_params(_finish(draws, input.dtype, input.device, False), "BernoulliBackward0", input)
+        drawn = _bernoulli_draws(input, probabilities, source)
+        result = _with_params(_finish(drawn, input.dtype, input.device, False), "BernoulliBackward0", input)
     else:
         _check_p_number(float(p))
-        result = _finish(_bernoulli_draws(input.shape, float(p), source), input.dtype, input.device, False)
+        result = _finish(_bernoulli_draws(input, float(p), source), input.dtype, input.device, False)
     return _into(result, out)
 
 
@@ -148,12 +172,12 @@ def bernoulli_(self: Tensor, p: Union[float, Tensor] = 0.5, *, generator: Option
     if isinstance(p, Tensor):
         if not p.dtype.is_floating_point:
             raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
-        probabilities = _host(p.expand(self.shape))
+        probabilities: Union[float, np.ndarray] = _host_values(p.expand(self.shape))
         _check_probabilities(probabilities)
     else:
         probabilities = float(p)
         _check_p_number(probabilities)
-    return self.copy_(_finish(_bernoulli_draws(self.shape, probabilities, source), self.dtype, self.device, False))
+    return _fill(self, _bernoulli_draws(self, probabilities, source))
 
 
 # ---- multinomial ----
@@ -174,9 +198,9 @@ def _check_multinomial(input: Tensor, num_samples: Any, replacement: bool) -> No
         )
 
 
-def _check_distribution(weights: np.ndarray, replacement: bool) -> None:
-    """PyTorch words a bad weight differently with and without replacement (NaN counts as < 0 with)."""
-    if replacement:
+def _check_distribution(weights: np.ndarray, by_keys: bool) -> None:
+    """PyTorch checks weights differently on its two paths (NaN counts as < 0 on the inverse-CDF one)."""
+    if not by_keys:
         if not np.all(weights >= 0):
             raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
         if not np.all(np.isfinite(weights)):
@@ -187,19 +211,12 @@ def _check_distribution(weights: np.ndarray, replacement: bool) -> None:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
-def _with_replacement(weights: np.ndarray, k: int, source: np.random.Generator) -> np.ndarray:
-    """Inverse-CDF draws of ``k`` categories per row."""
-    cdf = np.cumsum(weights, axis=-1)
-    # the last category with weight: a draw rounding up to the total must not land past it
-    last = weights.shape[-1] - 1 - np.argmax(weights[:, ::-1] > 0, axis=-1)
-    draws = source.random((weights.shape[0], k)) * cdf[:, -1:]
-    picked = np.stack([np.searchsorted(row_cdf, row, side="right") for row_cdf, row in zip(cdf, draws)])
-    return np.minimum(picked.reshape(weights.shape[0], k), last[:, None])
-
-
-def _without_replacement(weights: np.ndarray, k: int, source: np.random.Generator) -> np.ndarray:
-    """The ``k`` largest :math:`p_i / e_i`, :math:`e_i \\sim \\mathrm{Exp}(1)`, per row, largest first."""
-    keys = weights / source.standard_exponential(weights.shape)
+def _largest_keys(weights: np.ndarray, k: int, stream: MersenneStream) -> np.ndarray:
+    """The ``k`` largest :math:`p_i / e_i`, :math:`e_i \\sim \\mathrm{Exp}(1)` drawn in the weights'
+    dtype, per row, largest first."""
+    noise = draws.exponential(stream, weights.size, 1.0).astype(weights.dtype).reshape(weights.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keys = weights / noise
     return np.argsort(-keys, axis=-1, kind="stable")[:, :k]
 
 
@@ -210,13 +227,20 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     _check_multinomial(input, num_samples, replacement)
-    weights = _host(input).reshape(-1, input.shape[-1])
+    weights = np.asarray(input.detach().cpu().numpy()).reshape(-1, input.shape[-1])
+    # PyTorch draws a single sample by the keys too, with or without replacement
+    by_keys = not replacement or num_samples == 1
     if weights.shape[0]:
-        _check_distribution(weights, replacement)
+        _check_distribution(weights, by_keys)
     source = _source(generator, input.device)
-    sampler = _with_replacement if replacement else _without_replacement
-    picked = sampler(weights, int(num_samples), source) if weights.shape[0] else np.zeros((0, num_samples), np.int64)
-    shape = (*input.shape[:-1], int(num_samples))
+    k = int(num_samples)
+    if not weights.shape[0]:
+        picked = np.zeros((0, k), np.int64)
+    elif by_keys:
+        picked = _largest_keys(weights, k, source)
+    else:
+        picked = draws.multinomial_with_replacement(source, weights, k)
+    shape = (*input.shape[:-1], k)
     return _into(_finish(picked.reshape(shape).astype(np.int64), dtypes.int64, input.device, False), out)
 
 
@@ -276,32 +300,40 @@ def normal(mean: Union[Tensor, Number] = 0.0, std: Union[Tensor, Number] = 1.0, 
         if not target.is_floating_point:
             raise _not_implemented("normal_kernel_cpu", target)
         on = resolve_device(device)
-        z = _source(generator, on).standard_normal(_new_shape((size,)))
-        result = _finish(float(mean) + float(std) * z, target, on, requires_grad)
-        return _into(result, out)
+        shape = _new_shape((size,))
+        drawn = draws.normal(_source(generator, on), math.prod(shape), target.numpy, float(mean), float(std))
+        return _into(_finish(drawn.reshape(shape), target, on, requires_grad), out)
     if size is not None or dtype is not None or device is not None or requires_grad:
         raise _overload_error(mean, std, size)
     if mean_is_tensor and std_is_tensor:
         target, shape, on = mean.dtype, shape_broadcast(mean.shape, std.shape), mean.device
-        mean_values, std_values = _host(mean), _host(std)
+        mean_values, std_values = _host_values(mean), _host_values(std)
         _check_std_values(std_values)
         name = "NormalBackward3"
     elif mean_is_tensor:
         target, shape, on = mean.dtype, mean.shape, mean.device
         _check_std_number(float(std))
-        mean_values, std_values = _host(mean), float(std)
+        mean_values, std_values = _host_values(mean), float(std)
         name = "NormalBackward1"
     else:
         target, shape, on = std.dtype, std.shape, std.device
-        std_values, mean_values = _host(std), float(mean)
+        std_values, mean_values = _host_values(std), float(mean)
         if target.is_floating_point:
             _check_std_values(std_values)
         name = "NormalBackward2"
     if not target.is_floating_point:
         raise _not_implemented("normal_kernel_cpu", target)
-    z = _source(generator, on).standard_normal(shape)
-    values = _finish(mean_values + std_values * z, target, on, False)
-    return _into(_with_params(values, name, mean, std), out)
+    kind = target.numpy.type
+    if mean_is_tensor and not std_is_tensor:
+        # PyTorch draws N(0, std) and adds the mean; otherwise N(0, 1), times std, plus the mean
+        standard = draws.normal(_source(generator, on), math.prod(shape), target.numpy, 0.0, std_values)
+        values = standard.reshape(shape) + mean_values.astype(kind)
+    else:
+        standard = draws.normal(_source(generator, on), math.prod(shape), target.numpy).reshape(shape)
+        scaled = standard * (std_values.astype(kind) if std_is_tensor else kind(std_values))
+        values = scaled + (mean_values.astype(kind) if mean_is_tensor else kind(mean_values))
+    result = _finish(np.asarray(values, dtype=target.numpy), target, on, False)
+    return _into(_with_params(result, name, mean, std), out)
 
 
 # ---- in-place fills ----
@@ -311,9 +343,9 @@ def _float_only(t: Tensor, kernel: str) -> None:
         raise _not_implemented(kernel, t.dtype)
 
 
-def _fill(self: Tensor, draws: np.ndarray) -> Tensor:
-    """Write host ``draws`` into ``self`` (PyTorch's in-place rules: version bump, leaf check)."""
-    return self.copy_(_finish(np.asarray(draws).reshape(self.shape), self.dtype, self.device, False))
+def _fill(self: Tensor, values: np.ndarray) -> Tensor:
+    """Write host ``values`` into ``self`` (PyTorch's in-place rules: version bump, leaf check)."""
+    return self.copy_(_finish(np.asarray(values).reshape(self.shape), self.dtype, self.device, False))
 
 
 def _check_uniform_bounds(t: Tensor, low: float, high: float) -> None:
@@ -341,14 +373,17 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Op
     _float_only(self, "check_uniform_bounds")
     low, high = float(from_), float(to)
     _check_uniform_bounds(self, low, high)
-    return _fill(self, low + (high - low) * _source(generator, self.device).random(self.shape))
+    drawn = draws.uniform(_source(generator, self.device), self.numel(), self.dtype.numpy, low, high)
+    return _fill(self, _in_memory_order(self, drawn))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
     r"""Fill with samples of :math:`\mathcal{N}(\text{mean}, \text{std}^2)`."""
     _float_only(self, "normal_kernel_cpu")
     _check_std_number(float(std))
-    return _fill(self, float(mean) + float(std) * _source(generator, self.device).standard_normal(self.shape))
+    drawn = draws.normal(_source(generator, self.device), self.numel(), self.dtype.numpy, float(mean), float(std),
+                         contiguous=self.is_contiguous())
+    return _fill(self, _in_memory_order(self, drawn))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
@@ -358,7 +393,36 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Optional[Genera
                            f"floating point but you specified {dtypes.scalar_type_name(self.dtype)}")
     if not lambd > 0:  # NaN too
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_cpp(float(lambd))}")
-    return _fill(self, _source(generator, self.device).standard_exponential(self.shape) / float(lambd))
+    drawn = draws.exponential(_source(generator, self.device), self.numel(), float(lambd))
+    return _fill(self, _in_memory_order(self, drawn))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
+    r"""Fill with samples of the Cauchy distribution: density :math:`\frac{1}{\pi\sigma(1 + ((x - m)/\sigma)^2)}`."""
+    _float_only(self, "cauchy_cpu")
+    if not sigma > 0:  # NaN too
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_cpp(float(sigma))}")
+    drawn = draws.cauchy(_source(generator, self.device), self.numel(), float(median), float(sigma))
+    return _fill(self, _in_memory_order(self, drawn))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Optional[Generator] = None) -> Tensor:
+    r"""Fill with :math:`e^{z}`, :math:`z \sim \mathcal{N}(\text{mean}, \text{std}^2)`."""
+    _float_only(self, "log_normal_cpu")
+    if not std > 0:  # NaN too
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_cpp(float(std))}")
+    drawn = draws.log_normal(_source(generator, self.device), self.numel(), float(mean), float(std))
+    return _fill(self, _in_memory_order(self, drawn))
+
+
+def geometric_(self: Tensor, p: float, *, generator: Optional[Generator] = None) -> Tensor:
+    r"""Fill with the number of Bernoulli(:math:`p`) trials up to the first success: :math:`P(k) = (1-p)^{k-1} p`."""
+    if self.dtype is dtypes.bool_:
+        raise _not_implemented("geometric_cpu", self.dtype)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cpp(float(p))}")
+    drawn = draws.geometric(_source(generator, self.device), self.numel(), float(p))
+    return _fill(self, _in_memory_order(self, drawn))
 
 
 def _dtype_range(d: dtypes.dtype) -> tuple[int, int]:
@@ -414,8 +478,15 @@ def random_(self: Tensor, *args: Any, generator: Optional[Generator] = None, **k
     of an integer dtype; ``to=None`` goes up to that largest value."""
     low, high = _random_bounds(self, args, kwargs)
     _check_random_range(self, low, high)
-    draws = _source(generator, self.device).integers(low, high, size=self.shape, endpoint=True, dtype=np.int64)
-    return _fill(self, draws)
+    unbounded = not args and not kwargs
+    stream, count = _source(generator, self.device), self.numel()
+    if unbounded:
+        drawn = draws.default_integers(stream, count, self.dtype.numpy, is_bool=self.dtype is dtypes.bool_)
+    elif low == INT64_MIN and high == INT64_MAX:
+        drawn = draws.full_range_int64(stream, count)
+    else:
+        drawn = draws.integers(stream, count, low, high + 1)
+    return _fill(self, _in_memory_order(self, drawn))
 
 
 def _logspace_exponents(start: float, end: float, steps: int) -> np.ndarray:
@@ -450,4 +521,5 @@ def logspace(start: Union[Number, Tensor], end: Union[Number, Tensor], steps: in
 add_tensor_methods({
     "bernoulli": _bernoulli_method, "bernoulli_": bernoulli_, "multinomial": _multinomial_method,
     "uniform_": uniform_, "normal_": normal_, "exponential_": exponential_, "random_": random_,
+    "cauchy_": cauchy_, "log_normal_": log_normal_, "geometric_": geometric_,
 })

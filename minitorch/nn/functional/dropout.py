@@ -3,13 +3,20 @@ survivors by :math:`1/(1-p)`, so the expected value of every element is unchange
 
 from __future__ import annotations
 
-from ...creation import rand
+from typing import Sequence
+
+from ...creation import empty
 from ...tensor import Tensor
 
 
 def _check_probability(p: float) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(input: Tensor, shape: Sequence[int], p: float) -> Tensor:  # noqa: A002
+    r"""1 where an element (or channel) is kept, :math:`m_i \sim \mathrm{Bernoulli}(1 - p)`, in ``input``'s dtype."""
+    return empty(tuple(shape), dtype=input.dtype, device=input.device).bernoulli_(1.0 - p)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -21,8 +28,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         result = input * 0.0
     else:
-        keep = rand(*input.shape, dtype=input.dtype, device=input.device) >= p
-        result = input * keep.to(input.dtype) * (1.0 / (1.0 - p))
+        result = input * _keep_mask(input, input.shape, p).div_(1.0 - p)
     # END SOLUTION
     return input.copy_(result) if inplace else result
 
@@ -42,14 +48,23 @@ def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, spa
     if not training or p == 0.0:
         return input
     mask_shape = tuple(input.shape[: input.dim() - spatial_dims]) + (1,) * spatial_dims
-    keep = rand(*mask_shape, dtype=input.dtype, device=input.device) >= p
-    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
-    result = input * keep.to(input.dtype) * scale
+    if p == 1.0:
+        result = input * 0.0
+    else:
+        result = input * _keep_mask(input, mask_shape, p).div_(1.0 - p)
     return input.copy_(result) if inplace else result
 
 
 #: :math:`\lambda\alpha` of SELU: alpha dropout sets a dropped element to :math:`-\lambda\alpha`, SELU's lower limit
 SELU_NEGATIVE_LIMIT = 1.7580993408473766
+
+
+def _alpha_dropped(input: Tensor, keep: Tensor, p: float) -> Tensor:  # noqa: A002
+    """:math:`a x + b` for kept elements, :math:`a \\alpha' + b` for dropped ones (``keep`` 1 or 0)."""
+    scale = 1.0 / ((SELU_NEGATIVE_LIMIT ** 2 * p + 1.0) * (1.0 - p)) ** 0.5
+    # kept: a x + a|alpha'| p; dropped: a alpha' + a|alpha'| p
+    shift = (keep - 1.0) * (SELU_NEGATIVE_LIMIT * scale) + SELU_NEGATIVE_LIMIT * scale * p
+    return input * (keep * scale) + shift
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -66,10 +81,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
     if p == 1.0:
         result = input * 0.0
     else:
-        keep = (rand(*input.shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
-        scale = ((SELU_NEGATIVE_LIMIT ** 2 * p + 1.0) * (1.0 - p)) ** -0.5
-        # kept: a x + a|alpha'| p; dropped: a alpha' + a|alpha'| p
-        result = input * keep * scale + (keep - 1.0) * (SELU_NEGATIVE_LIMIT * scale) + SELU_NEGATIVE_LIMIT * scale * p
+        result = _alpha_dropped(input, _keep_mask(input, input.shape, p), p)
     return input.copy_(result) if inplace else result
 
 
@@ -86,8 +98,5 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
         result = input * 0.0
     else:
         noise_shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-        keep = (rand(*noise_shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
-        scale = ((SELU_NEGATIVE_LIMIT ** 2 * p + 1.0) * (1.0 - p)) ** -0.5
-        shift = (keep - 1.0) * (SELU_NEGATIVE_LIMIT * scale) + SELU_NEGATIVE_LIMIT * scale * p
-        result = input * (keep * scale) + shift
+        result = _alpha_dropped(input, _keep_mask(input, noise_shape, p), p)
     return input.copy_(result) if inplace else result

@@ -22,8 +22,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from ... import accelerator
-from ...creation import from_numpy
+from ... import accelerator, dtypes
+from ...creation import empty, from_numpy
 from ...ops.pinned import pin_batch
 from ...tensor import Tensor
 from .collate import default_collate, default_convert
@@ -37,8 +37,6 @@ PIN_WITHOUT_ACCELERATOR = ("'pin_memory' argument is set as true but no accelera
                            "memory won't be used.")
 #: batches in flight per worker unless ``prefetch_factor`` says otherwise
 DEFAULT_PREFETCH_FACTOR = 2
-#: the range of the per-epoch base seed of the workers (a non-negative int64)
-SEED_RANGE = 2**62
 
 
 class DataLoader:
@@ -111,7 +109,10 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self) -> Iterator[Any]:
-        batches = self._batches()
+        # as PyTorch's, each new pass draws the workers' base seed first (with workers or not), so
+        # the global stream advances alike in both libraries; persistent workers keep theirs
+        base_seed = None if self._pool is not None else self._draw_base_seed()
+        batches = self._batches(base_seed)
         if not self.pin_memory:
             return batches
         if not accelerator.is_available():  # PyTorch warns when each iteration starts, and goes on unpinned
@@ -119,9 +120,13 @@ class DataLoader:
             return batches
         return (pin_batch(batch) for batch in batches)
 
-    def _batches(self) -> Iterator[Any]:
+    def _draw_base_seed(self) -> int:
+        """One int64 from the loader's generator (or the global one): the seed workers derive theirs from."""
+        return int(empty((), dtype=dtypes.int64).random_(generator=self.generator).item())
+
+    def _batches(self, base_seed: Optional[int]) -> Iterator[Any]:
         if self.num_workers > 0:
-            yield from self._iterate_with_workers()
+            yield from self._iterate_with_workers(base_seed)
             return
         if self._iterable:
             yield from self._iterate_stream()
@@ -172,17 +177,13 @@ class DataLoader:
         source: Iterable[Any] = self.batch_sampler if self._auto_collation else self.sampler  # type: ignore[assignment]
         return ((number % workers, indices) for number, indices in enumerate(source))
 
-    def _start_pool(self) -> WorkerPool:
-        from ...creation import randint
-
-        base_seed = int(randint(0, SEED_RANGE, (1,), generator=self.generator).item())
+    def _start_pool(self, base_seed: int) -> WorkerPool:
         return WorkerPool(self.dataset, self._work, self.num_workers, base_seed, self.worker_init_fn,
                           self.multiprocessing_context)
 
-    def _iterate_with_workers(self) -> Iterator[Any]:
+    def _iterate_with_workers(self, base_seed: Optional[int]) -> Iterator[Any]:
         """The batches, made by the workers ``prefetch_factor`` per worker ahead, in the sampler's order."""
-        # the sampler draws this epoch's order before the workers' seed is drawn, so the batches
-        # are the same with and without workers
+        # the base seed was drawn when the pass began, before the sampler's order (as without workers)
         tasks = self._tasks(self.num_workers)
         first = next(tasks, None)
         tasks = itertools.chain([first] if first is not None else [], tasks)
@@ -190,7 +191,7 @@ class DataLoader:
             pool = self._pool
             pool.new_epoch()
         else:
-            pool = self._start_pool()
+            pool = self._start_pool(base_seed if base_seed is not None else self._draw_base_seed())
         self._pool = pool if self.persistent_workers else None
         self._epoch += 1
         epoch = self._epoch  # answers of an epoch left unfinished (a ``break``) carry an older number

@@ -6,30 +6,26 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Sized
 
 import numpy as np
 
-from ... import dtypes, random
-from ...creation import as_tensor
+from ... import dtypes
+from ...creation import as_tensor, empty, randint, randperm
+from ...generator import Generator
 from ...ops.sampling import multinomial
 
-#: the range a fresh seed is drawn from when a sampler has no generator of its own
-SEED_BOUND = 2**63
+#: RandomSampler with replacement draws its indices this many at a time (as PyTorch's)
+REPLACEMENT_CHUNK = 32
 
 
-def _numpy_generator(generator: Optional[Any]) -> np.random.Generator:
-    """The NumPy generator to draw from: ``generator``'s, or a fresh one seeded from the global generator.
-
-    Without a generator each call draws one number from the global generator, so
-    :func:`minitorch.manual_seed` fixes every epoch's order, and two epochs differ.
-    """
-    if generator is None:
-        return np.random.default_rng(int(random.default_generator.numpy_generator().integers(SEED_BOUND)))
-    if isinstance(generator, np.random.Generator):
-        return generator
-    return generator.numpy_generator()
+def permutation(n: int, generator: Optional[Generator] = None) -> np.ndarray:
+    """A random order of ``0 .. n-1`` (int64), from ``generator`` or else the global generator."""
+    return randperm(n, generator=generator).numpy()
 
 
-def permutation(n: int, generator: Optional[Any] = None) -> np.ndarray:
-    """A random order of ``0 .. n-1`` (int64)."""
-    return _numpy_generator(generator).permutation(n).astype(np.int64)
+def fresh_generator() -> Generator:
+    """A generator seeded with one int64 drawn from the global generator: without a generator of
+    its own, a sampler shuffles from one of these, so :func:`minitorch.manual_seed` fixes every
+    epoch's order, and two epochs differ."""
+    seed = int(empty((), dtype=dtypes.int64).random_().item())
+    return Generator().manual_seed(seed)
 
 
 class Sampler:
@@ -73,13 +69,15 @@ class RandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         # BEGIN SOLUTION 9.3
         n = len(self.data_source)
-        rng = _numpy_generator(self.generator)
+        generator = self.generator if self.generator is not None else fresh_generator()
         if self.replacement:
-            yield from rng.integers(n, size=self.num_samples).tolist()
+            for _ in range(self.num_samples // REPLACEMENT_CHUNK):
+                yield from randint(n, (REPLACEMENT_CHUNK,), generator=generator).tolist()
+            yield from randint(n, (self.num_samples % REPLACEMENT_CHUNK,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[: self.num_samples % n].tolist()
+            yield from randperm(n, generator=generator).tolist()
+        yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
         # END SOLUTION
 
     def __len__(self) -> int:

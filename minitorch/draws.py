@@ -1,0 +1,246 @@
+r"""How PyTorch's CPU generator turns Mersenne Twister words into samples.
+
+Each function takes a :class:`~minitorch.mersenne.MersenneStream` and returns NumPy values drawn
+as PyTorch's CPU kernels draw them, word for word, so a seed gives PyTorch's numbers. The
+transforms (``w`` a 32-bit word, ``W`` a 64-bit one, :math:`d` the significand digits of the
+dtype: 24 for float32, 53 for float64):
+
+* uniform on :math:`[a, b)`: :math:`u = (w \bmod 2^{d}) \cdot 2^{-d}` (``W`` for float64), then
+  :math:`u (b - a) + a` (with one rounding, as PyTorch's compiled kernels fuse such multiply-adds);
+* normal, one at a time (fewer than 16 values, or a strided tensor): Box-Muller on two float64
+  uniforms, :math:`r = \sqrt{-2 \log(1 - u_2)}`, :math:`\theta = 2 \pi u_1`, giving
+  :math:`r \cos \theta` now and holding :math:`r \sin \theta` for the next draw;
+* normal, filling 16 or more contiguous values: all uniforms first, then Box-Muller on each
+  block of 16 (value :math:`j` pairs with :math:`j + 8`), the last 16 drawn again when the count
+  is not a multiple of 16;
+* integers in :math:`[a, b)`: :math:`(w \bmod (b - a)) + a` (``W`` when :math:`b - a \ge 2^{32}`);
+* a permutation of :math:`n`: Fisher-Yates from the front, swapping :math:`i` with
+  :math:`i + (w_i \bmod (n - i))`;
+* Bernoulli: :math:`[u < p]`; exponential: :math:`-\log(1 - u) / \lambda`; Cauchy:
+  :math:`m + \sigma \tan(\pi (u - \tfrac12))`; geometric: :math:`\lceil \log u / \log(1 - p) \rceil`;
+* multinomial with replacement: the first category whose normalised cumulative weight reaches
+  a float64 uniform.
+
+Float32 fills of 16 or more normals compute ``log``, ``sin`` and ``cos`` in single precision step by
+step as PyTorch's vectorised x86 kernel does (:mod:`minitorch.cephes_float32`); on CPUs where
+PyTorch uses the C library's functions instead, its values may differ in the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Union
+
+import numpy as np
+
+from . import cephes_float32
+from .mersenne import WORD_BITS, MersenneStream
+from .rounding import fused_multiply_add_in
+
+#: a normal fill works in blocks of this many values (value j pairs with j + half of it)
+NORMAL_BLOCK = 16
+#: below this many values (or for a strided tensor) normals are drawn one at a time
+NORMAL_FILL_MIN = NORMAL_BLOCK
+#: integer ranges at least this wide take 64-bit words
+WIDE_RANGE = 2**WORD_BITS
+FLOAT64 = np.dtype(np.float64)
+FLOAT32 = np.dtype(np.float32)
+
+
+#: the C library's functions, one element at a time: PyTorch's kernels call them, and NumPy's own
+#: float64 versions (vectorised differently on different CPUs) differ from them in the last bit now and then
+_C_LIBRARY = {name: np.frompyfunc(getattr(math, name), 1, 1) for name in ("log", "log1p", "exp", "tan", "sin", "cos")}
+
+
+def c_library(name: str, values: np.ndarray) -> np.ndarray:
+    """The C library's ``name`` of float64 ``values`` (NumPy's where the C function would signal
+    an error: a log of 0, an exp past the float64 range)."""
+    try:
+        return _C_LIBRARY[name](values).astype(np.float64)
+    except (ValueError, OverflowError):
+        with np.errstate(divide="ignore", over="ignore"):
+            return getattr(np, name)(values)
+
+
+def significand_digits(dtype: np.dtype) -> int:
+    """Bits of a float dtype's significand, the hidden bit included (24 for float32)."""
+    return int(np.finfo(dtype).nmant) + 1
+
+
+def unit_uniform(stream: MersenneStream, count: int, dtype: np.dtype) -> np.ndarray:
+    r"""``count`` values :math:`(w \bmod 2^d) \cdot 2^{-d}` in :math:`[0, 1)`, float64 from 64-bit
+    words, narrower floats from 32-bit words and computed in float32 (as PyTorch's kernels)."""
+    dtype = np.dtype(dtype)
+    digits = significand_digits(dtype)
+    mask = np.uint64(2**digits - 1)
+    if dtype == FLOAT64:
+        return (stream.words64(count) & mask).astype(np.float64) * 2.0**-digits
+    return (stream.words32(count) & mask).astype(np.float32) * np.float32(2.0**-digits)
+
+
+def uniform(stream: MersenneStream, count: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+    """``count`` uniform values on ``[low, high)`` of ``dtype``: the bounds are cast to ``dtype`` first."""
+    dtype = np.dtype(dtype)
+    with stream.lock:
+        unit = unit_uniform(stream, count, dtype)
+    compute = unit.dtype.type
+    start, stop = compute(dtype.type(low)), compute(dtype.type(high))
+    return fused_multiply_add_in(unit.dtype, unit, stop - start, start).astype(dtype)
+
+
+def _box_muller_pairs(stream: MersenneStream, pairs: int) -> tuple[np.ndarray, np.ndarray]:
+    """``pairs`` Box-Muller pairs in float64: :math:`(r \\cos\\theta, r \\sin\\theta)`."""
+    unit = unit_uniform(stream, 2 * pairs, FLOAT64)
+    angle_part, radius_part = unit[0::2], unit[1::2]
+    radius = np.sqrt(-2.0 * c_library("log1p", -radius_part))
+    theta = 2.0 * math.pi * angle_part
+    return radius * c_library("cos", theta), radius * c_library("sin", theta)
+
+
+def normal_one_at_a_time(stream: MersenneStream, count: int, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+    """``count`` float64 normals drawn one by one, using and leaving the held second sample."""
+    values = np.empty(count, dtype=np.float64)
+    with stream.lock:
+        start = 0
+        if count and stream.next_double_normal is not None:
+            values[0] = stream.next_double_normal
+            stream.next_double_normal = None
+            start = 1
+        remaining = count - start
+        if remaining:
+            cosines, sines = _box_muller_pairs(stream, (remaining + 1) // 2)
+            interleaved = np.empty(2 * cosines.size, dtype=np.float64)
+            interleaved[0::2], interleaved[1::2] = cosines, sines
+            values[start:] = interleaved[:remaining]
+            if remaining % 2:
+                stream.next_double_normal = float(sines[-1])
+    return fused_multiply_add_in(FLOAT64, values, std, mean)
+
+
+def _box_muller_blocks(unit: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """Box-Muller on blocks of 16 uniforms (rows of ``unit``) in their own precision: value j of a
+    block pairs with value j + 8."""
+    compute = unit.dtype.type
+    half = NORMAL_BLOCK // 2
+    if compute is np.float32:
+        radius = np.sqrt(compute(-2.0) * cephes_float32.log(compute(1.0) - unit[:, :half]))
+        sine, cosine = cephes_float32.sincos(compute(2.0 * math.pi) * unit[:, half:])
+    else:
+        radius = np.sqrt(-2.0 * c_library("log", 1.0 - unit[:, :half]))
+        theta = 2.0 * math.pi * unit[:, half:]
+        sine, cosine = c_library("sin", theta), c_library("cos", theta)
+    standard = np.concatenate([radius * cosine, radius * sine], axis=1)
+    # PyTorch's fill ends with one fused multiply-add, the mean and std cast to the dtype first
+    return fused_multiply_add_in(unit.dtype, standard, std, mean)
+
+
+def normal_fill(stream: MersenneStream, count: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+    """``count`` (at least 16) normals of a float ``dtype`` the way a contiguous fill draws them."""
+    dtype = np.dtype(dtype)
+    compute = FLOAT64 if dtype == FLOAT64 else FLOAT32
+    with stream.lock:
+        unit = unit_uniform(stream, count, dtype).astype(compute)
+        tail = unit_uniform(stream, NORMAL_BLOCK, dtype).astype(compute) if count % NORMAL_BLOCK else None
+    whole = count - count % NORMAL_BLOCK
+    values = unit.copy()
+    values[:whole] = _box_muller_blocks(unit[:whole].reshape(-1, NORMAL_BLOCK), mean, std).reshape(-1)
+    if tail is not None:
+        values[count - NORMAL_BLOCK :] = _box_muller_blocks(tail.reshape(1, NORMAL_BLOCK), mean, std).reshape(-1)
+    return values.astype(dtype)
+
+
+def normal(stream: MersenneStream, count: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0,
+           contiguous: bool = True) -> np.ndarray:
+    """``count`` normals of ``dtype``: a block fill for 16 or more contiguous values, else one at a time."""
+    if contiguous and count >= NORMAL_FILL_MIN:
+        return normal_fill(stream, count, dtype, mean, std)
+    return normal_one_at_a_time(stream, count, mean, std).astype(dtype)
+
+
+def integers(stream: MersenneStream, count: int, low: int, high: int) -> np.ndarray:
+    """``count`` int64 values in ``[low, high)``: a word modulo the range, plus ``low``."""
+    span = high - low
+    words = stream.words64(count) if span >= WIDE_RANGE else stream.words32(count)
+    # in unsigned 64-bit arithmetic, wrapping as PyTorch's does for ranges past the int64 maximum
+    return ((words % np.uint64(span)) + np.uint64(low % 2**64)).view(np.int64)
+
+
+def full_range_int64(stream: MersenneStream, count: int) -> np.ndarray:
+    """``count`` int64 values over the whole int64 range: 64-bit words read as signed."""
+    return stream.words64(count).view(np.int64)
+
+
+def default_integers(stream: MersenneStream, count: int, dtype: np.dtype, is_bool: bool = False) -> np.ndarray:
+    """``random_()`` without bounds: :math:`[0, 2^d]` for a float dtype, every non-negative value of
+    an integer dtype (0/1 for bool), from 64-bit words for int64 and float64."""
+    dtype = np.dtype(dtype)
+    wide = dtype in (np.dtype(np.int64), FLOAT64)
+    words = stream.words64(count) if wide else stream.words32(count)
+    if is_bool:
+        return (words & np.uint64(1)).astype(np.int64)
+    if dtype.kind == "f":
+        modulus = 2 ** significand_digits(dtype) + 1
+    else:
+        modulus = int(np.iinfo(dtype).max) + 1
+    return (words % np.uint64(modulus)).astype(np.int64)
+
+
+def permutation(stream: MersenneStream, n: int) -> np.ndarray:
+    """A permutation of ``0 .. n-1`` (int64): Fisher-Yates from the front, one 32-bit word per step."""
+    order = list(range(n))
+    if n > 1:
+        offsets = (stream.words32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        for i, offset in enumerate(offsets):
+            j = i + offset
+            order[i], order[j] = order[j], order[i]
+    return np.asarray(order, dtype=np.int64)
+
+
+def bernoulli(stream: MersenneStream, count: int, p: Union[float, np.ndarray]) -> np.ndarray:
+    r"""``count`` draws :math:`[u < p]` (bool): float64 uniforms for a number or a float64 ``p``,
+    float32 uniforms compared in float32 for a narrower float ``p``."""
+    if isinstance(p, np.ndarray) and p.dtype != FLOAT64:
+        return unit_uniform(stream, count, FLOAT32) < p.astype(np.float32).reshape(-1)
+    chances = p.reshape(-1) if isinstance(p, np.ndarray) else p
+    return unit_uniform(stream, count, FLOAT64) < chances
+
+
+def exponential(stream: MersenneStream, count: int, rate: float) -> np.ndarray:
+    r"""``count`` float64 draws :math:`-\log(1 - u) / \lambda` (the log by ``log1p``, as PyTorch's)."""
+    return -1.0 / rate * c_library("log1p", -unit_uniform(stream, count, FLOAT64))
+
+
+def cauchy(stream: MersenneStream, count: int, median: float, sigma: float) -> np.ndarray:
+    r"""``count`` float64 draws :math:`m + \sigma \tan(\pi (u - \frac12))`."""
+    return fused_multiply_add_in(FLOAT64, c_library("tan", math.pi * (unit_uniform(stream, count, FLOAT64) - 0.5)), sigma, median)
+
+
+def geometric(stream: MersenneStream, count: int, p: float) -> np.ndarray:
+    r"""``count`` float64 draws :math:`\lceil \log u / \log(1 - p) \rceil`."""
+    return np.ceil(c_library("log", unit_uniform(stream, count, FLOAT64)) / math.log(1.0 - p))
+
+
+def log_normal(stream: MersenneStream, count: int, mean: float, std: float) -> np.ndarray:
+    r"""``count`` float64 draws :math:`e^{z}`, :math:`z` normal drawn one at a time."""
+    return c_library("exp", normal_one_at_a_time(stream, count, mean, std))
+
+
+def multinomial_with_replacement(stream: MersenneStream, weights: np.ndarray, samples: int) -> np.ndarray:
+    """``samples`` categories per row of the 2-D ``weights``: the first whose normalised cumulative
+    weight (in the weights' precision, the last one set to 1) reaches a float64 uniform."""
+    picked = np.empty((weights.shape[0], samples), dtype=np.int64)
+    with stream.lock:
+        for row, row_weights in enumerate(weights):
+            cumulative = np.cumsum(row_weights, dtype=row_weights.dtype)
+            cumulative = cumulative / cumulative[-1]
+            cumulative[-1] = 1
+            draws = unit_uniform(stream, samples, FLOAT64)
+            picked[row] = np.searchsorted(cumulative.astype(np.float64), draws, side="left")
+    return picked
+
+
+__all__ = [
+    "bernoulli", "cauchy", "default_integers", "exponential", "full_range_int64", "geometric", "integers",
+    "log_normal", "multinomial_with_replacement", "normal", "normal_fill", "normal_one_at_a_time", "permutation",
+    "significand_digits", "uniform", "unit_uniform",
+]
