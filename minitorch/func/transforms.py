@@ -230,21 +230,34 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
     return (result, vjp_fn, _released(aux, leaves, outside)) if has_aux else (result, vjp_fn)
 
 
-def _forward_products(outputs: list[Tensor], leaves: list[Tensor], tangents: list[Tensor],
-                      create_graph: bool) -> list[Tensor]:
-    r""":math:`J t` for each output, by differentiating :math:`J^\top u` with respect to ``u``."""
+def _transposed_products(outputs: list[Tensor], leaves: list[Tensor]) -> tuple[list[Tensor], tuple]:
+    r"""Zero probes :math:`u`, one per output, and :math:`J^\top u` for each leaf, recorded so that
+    it can be differentiated with respect to ``u`` (any number of times: :func:`_pushed_forward`)."""
     probes = [zeros_like(value).requires_grad_(True) for value in outputs]
     pairs = [(value, probe) for value, probe in zip(outputs, probes) if value.requires_grad]
     transposed: Any = (None,) * len(leaves)
     if pairs:
         transposed = autograd_grad([value for value, _ in pairs], leaves, [probe for _, probe in pairs],
                                    retain_graph=True, create_graph=True, allow_unused=True)
+    return probes, transposed
+
+
+def _pushed_forward(outputs: list[Tensor], probes: list[Tensor], transposed: tuple, tangents: list[Tensor],
+                    create_graph: bool) -> list[Tensor]:
+    r""":math:`J t` for each output: :math:`\partial (J^\top u \cdot t) / \partial u`, zeros where no path."""
     linear = [(value, tangent) for value, tangent in zip(transposed, tangents) if value is not None and value.requires_grad]
     found: Any = (None,) * len(probes)
     if linear:
         found = autograd_grad([value for value, _ in linear], probes, [tangent for _, tangent in linear],
                               retain_graph=True, create_graph=create_graph, allow_unused=True)
     return [zeros_like(value) if product is None else product for product, value in zip(found, outputs)]
+
+
+def _forward_products(outputs: list[Tensor], leaves: list[Tensor], tangents: list[Tensor],
+                      create_graph: bool) -> list[Tensor]:
+    r""":math:`J t` for each output, by differentiating :math:`J^\top u` with respect to ``u``."""
+    probes, transposed = _transposed_products(outputs, leaves)
+    return _pushed_forward(outputs, probes, transposed, tangents, create_graph)
 
 
 def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False,

@@ -61,3 +61,6 @@ from .modules import RReLU  # noqa: E402,F401
 from .modules import AvgPool3d, BatchNorm3d, Conv3d, ConvTranspose3d, MaxPool3d  # noqa: E402,F401 - volumes
 from .modules import Fold, RMSNorm, Unfold  # noqa: E402,F401 - im2col layers, RMS normalisation
 from .modules import ChannelShuffle, LocalResponseNorm  # noqa: E402,F401 - AlexNet's and ShuffleNet's layers
+
+# ---- a convolution's gradients as functions (torch.nn.grad) ----
+from . import grad  # noqa: E402,F401

@@ -97,3 +97,6 @@ __all__ += ["channel_shuffle", "feature_alpha_dropout"]
 from .normalization import local_response_norm  # noqa: E402
 
 __all__ += ["local_response_norm"]
+
+# ---- a convolution's gradients as functions (torch.nn.grad, reachable as F.grad as in PyTorch) ----
+from .. import grad  # noqa: E402
