@@ -25,7 +25,8 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .keywords import accepts_numpy_names
 from .dispatch import empty, map_op, register_tensor_type, zip_op
-from .ops import elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, reflected, views
+from .ops import (elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, reflected,
+                  rounded_division, scaled_sum, vector_products, views)
 from .ops.layout import LaidOutCopy
 from .ops.reductions_extra import ExtraReductions
 from .ops.transfer import ToDevice
@@ -834,9 +835,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             a, b = b, a
         if a.dtype is dtypes.bool_:
             raise NotImplementedError(f'"{op}_cpu" not implemented for \'Bool\'')
-        if not a.dtype.is_floating_point and bool((b == 0).any()):
-            raise RuntimeError("ZeroDivisionError")
-        return elementwise.Modulo.apply(a, b, op)
+        _refuse_integer_zero_divisor(a, b)
+        if isinstance(other, Tensor):
+            return elementwise.Modulo.apply(a, b, op, False)
+        function = elementwise.NumberModulo if reverse else elementwise.ModuloByNumber
+        return function.apply(a, b, op, True)
 
     def __mod__(self, other: Operand) -> "Tensor":
         return self._modulo(other, "remainder")
@@ -893,12 +896,24 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return matmul(other, self)
 
     def add(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
-        return self + (other * alpha if alpha != 1 else other)
+        if _plain_alpha(alpha):
+            return self + other
+        return self._scaled_sum(scaled_sum.AddScaled, other, alpha, "add")
 
     def sub(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
-        if alpha != 1:
-            _refuse_bool_subtraction(self, other)
-        return self - (other * alpha if alpha != 1 else other)
+        if _plain_alpha(alpha):
+            return self - other
+        return self._scaled_sum(scaled_sum.SubScaled, other, alpha, "sub")
+
+    def _scaled_sum(self, function: type, other: Operand, alpha: Any, op: str) -> "Tensor":
+        """``function`` (``self + alpha * other`` and its kin) of the promoted operands, one node."""
+        if isinstance(alpha, Tensor):
+            alpha = alpha.item()
+        a, b = self._promoted(other, op)
+        scaled_sum.check_alpha(alpha, a.dtype)
+        if a.dtype is dtypes.bool_:  # a bool alpha scales a bool as a logical and
+            return a + b * bool(alpha)
+        return function.apply(a, b, alpha)
 
     def mul(self, other: Operand) -> "Tensor":
         return self * other
@@ -909,10 +924,21 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if rounding_mode is None:
             return self / other
         _check_rounding_mode(rounding_mode)
-        quotient = self / other
-        quotient = quotient.trunc() if rounding_mode == "trunc" else quotient.floor()
-        operands = result_dtype(self, other)
-        return quotient if operands.is_floating_point else quotient.to(operands)  # integers stay integers
+        return self._rounded_div(other, rounding_mode)
+
+    def _rounded_div(self, other: Operand, mode: str, op: str = "div", reverse: bool = False) -> "Tensor":
+        """``self / other`` (``other / self`` when ``reverse``) rounded by ``mode``, in the promoted
+        dtype: ``div`` with a rounding mode, or ``floor_divide`` (no derivative)."""
+        if not isinstance(other, (Tensor, Number, np.generic)):
+            return NotImplemented
+        a, b = self._promoted(other, "floor_divide")  # (``div`` would promote integers to float)
+        if reverse:
+            a, b = b, a
+        if a.dtype is dtypes.bool_:
+            raise NotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
+        _refuse_integer_zero_divisor(a, b)
+        function = rounded_division.FloorDivide if op == "floor_divide" else rounded_division.RoundedDiv
+        return function.apply(a, b, mode, op)
 
     divide = div
 
@@ -1250,8 +1276,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if any(isinstance(other, Tensor) and other._requires_grad for other in others):
             raise RuntimeError(f"A view was created in no_grad mode and is being modified inplace with grad mode enabled. {tail}")
 
-    def _inplace(self, op: str, other: Operand) -> "Tensor":
-        """``self = self <op> other`` in this tensor's storage, keeping its dtype."""
+    def _inplace(self, op: str, other: Operand, alpha: Scalar = 1) -> "Tensor":
+        """``self = self <op> other`` in this tensor's storage, keeping its dtype (``add``/``sub``:
+        ``other`` scaled by ``alpha``)."""
         self._check_inplace_allowed(other)
         if op == "sub":
             _refuse_bool_subtraction(self, other)
@@ -1265,11 +1292,17 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             )
         if isinstance(other, Tensor) and other._data.shape != self._data.shape:
             self._check_fits(other.shape)
+        if not _plain_alpha(alpha):
+            scaled_sum.check_alpha(alpha.item() if isinstance(alpha, Tensor) else alpha, result)
         records = is_grad_enabled() and (self.requires_grad or (isinstance(other, Tensor) and other.requires_grad))
         if records:
             # the op reads a copy of the old values: the storage of self is about to be overwritten
+            if not _plain_alpha(alpha):  # one AddBackward0/SubBackward0 node, as PyTorch's
+                return self._rebase_history(getattr(self._snapshot(), op)(other, alpha=alpha))
             compute = {"add": Tensor.__add__, "sub": Tensor.__sub__, "mul": Tensor.__mul__, "div": Tensor.__truediv__}[op]
             return self._rebase_history(compute(self._snapshot(), other))
+        if not _plain_alpha(alpha):
+            other = other * (alpha.item() if isinstance(alpha, Tensor) else alpha)  # no graph is recorded here
         # the raw op: dispatch records no graph, so no detached views are needed
         operand = other if isinstance(other, Tensor) else _scalar_tensor(other, self.dtype, self.device)
         if isinstance(other, Tensor) and other.dtype is not result:
@@ -1314,12 +1347,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self
 
     def add_(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
-        return self._inplace("add", other * alpha if alpha != 1 else other)
+        return self._inplace("add", other, alpha)
 
     def sub_(self, other: Operand, *, alpha: Scalar = 1) -> "Tensor":
-        if alpha != 1:
-            _refuse_bool_subtraction(self, other)
-        return self._inplace("sub", other * alpha if alpha != 1 else other)
+        return self._inplace("sub", other, alpha)
 
     def mul_(self, other: Operand) -> "Tensor":
         return self._inplace("mul", other)
@@ -1655,6 +1686,11 @@ def _named(out: Tensor, name: str) -> Tensor:
     return out
 
 
+def _plain_alpha(alpha: Any) -> bool:
+    """Whether ``alpha`` leaves the second term as it is (the number 1, not a bool or a tensor)."""
+    return type(alpha) in (int, float) and alpha == 1
+
+
 def _refuse_bool_subtraction(a: Tensor, b: Any) -> None:
     """PyTorch's errors for ``-`` with a bool operand (a Python bool counts as one)."""
     a_bool = a._data.dtype is dtypes.bool_
@@ -1688,6 +1724,13 @@ def _as_bool(value: Operand, on: device) -> Tensor:
     return _scalar_tensor(bool(value), dtypes.bool_, on)
 
 
+def _refuse_integer_zero_divisor(a: "Tensor", b: "Tensor") -> None:
+    """PyTorch's ``ZeroDivisionError`` (a RuntimeError) for an integer division with a zero divisor
+    among the elements it computes (an empty operand computes none)."""
+    if not a.dtype.is_floating_point and a.numel() and b.numel() and bool((b == 0).any()):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def result_dtype(*operands: Operand) -> dtypes.dtype:
     """PyTorch's promoted dtype of tensors and Python numbers."""
     dimensioned = [o.dtype for o in operands if isinstance(o, Tensor) and o.dim() > 0]
@@ -1707,6 +1750,20 @@ def _move_to_device(t: Tensor, target: device) -> Tensor:
     return ToDevice.apply(t, target)
 
 
+def _refuse_vector_mismatch(a: Tensor, b: Tensor) -> None:
+    """PyTorch's errors for a 1-D matmul operand whose length does not fit (the ops it becomes:
+    dot, mv (of the folded rows, for a batch), or a one-row mm)."""
+    n, m = a.shape[-1], b.shape[0] if b.dim() == 1 else b.shape[-2]
+    if a.dim() == 1 and b.dim() == 1:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "
+                           f"of elements, but got {n} and {m} elements respectively")
+    if b.dim() == 1:
+        rows = math.prod(a.shape[:-1])
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{n}), vec ({m})")
+    if a.dim() == 1 and b.dim() == 2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{n} and {m}x{b.shape[1]})")
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
     MatMul = linalg.MatMul  # noqa: N806 - the Function's name
@@ -1718,10 +1775,14 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dtype is not b.dtype:
+        if a.dim() == 1 and b.dim() == 1:
+            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                               f"{dtypes.scalar_type_name(a.dtype)} and {dtypes.scalar_type_name(b.dtype)}")
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {dtypes.scalar_type_name(a.dtype).lower()} != {dtypes.scalar_type_name(b.dtype).lower()}")
     a2 = a.unsqueeze(0) if a.dim() == 1 else a
     b2 = b.unsqueeze(-1) if b.dim() == 1 else b
     if a2.shape[-1] != b2.shape[-2]:
+        _refuse_vector_mismatch(a, b)
         if a.dim() <= 2 and b.dim() <= 2:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({a2.shape[0]}x{a2.shape[1]} and {b2.shape[0]}x{b2.shape[1]})"
@@ -1736,12 +1797,18 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         shape_broadcast(a2.shape[:-2], b2.shape[:-2])
     except Exception as error:
         raise RuntimeError(f"matmul: batch dimensions of {list(a.shape)} and {list(b.shape)} don't broadcast") from error
-    out = MatMul.apply(a2, b2)
-    if a.dim() == 1:
-        out = out.squeeze(-2)
-    if b.dim() == 1:
-        out = out.squeeze(-1)
-    return out._standalone() if a.dim() == 1 or b.dim() == 1 else out
+    if b.dim() == 1 and a.dim() <= 2:  # PyTorch's dot and mv: one node each
+        return vector_products.Dot.apply(a, b) if a.dim() == 1 else vector_products.Mv.apply(a, b)
+    if a.dim() == 1 and b.dim() == 2:  # PyTorch's a.unsqueeze(0).mm(b).squeeze_(0)
+        return _named(_named(MatMul.apply(a2, b2), "MmBackward0").squeeze(0), "SqueezeBackward4")._standalone()
+    if b.dim() == 1:  # a batch of matrices times a vector: one mv of the rows folded together
+        folded = vector_products.Mv.apply(a.reshape(-1, a.shape[-1]), b)
+        return _named(folded.reshape(a.shape[:-1]), "UnsafeViewBackward0")._standalone()
+    if a.dim() == 1:  # a vector times a batch of matrices: one mv of their columns folded together
+        columns = _named(b.transpose(-1, -2).contiguous().view(-1, b.shape[-2]), "UnsafeViewBackward0")
+        folded = vector_products.Mv.apply(columns, a)
+        return _named(folded.view(b.shape[:-2] + (b.shape[-1],)), "UnsafeViewBackward0")._standalone()
+    return MatMul.apply(a2, b2)
 
 
 # ---- the layer above: composite ops that plug into Tensor ----

@@ -258,7 +258,10 @@ class TensorData:
         return self.storage[self.offset :] if self.offset else self.storage
 
     def is_contiguous(self) -> bool:
-        """True when the elements are laid out in row-major order with no gaps."""
+        """True when the elements are laid out in row-major order with no gaps: the strides of
+        size-1 dimensions do not matter, and a view without elements always is (as PyTorch's)."""
+        if not self.size:
+            return True
         expected = 1
         for size, stride in zip(reversed(self.shape), reversed(self.strides)):
             if size != 1 and stride != expected:

@@ -11,9 +11,11 @@ from typing import Any, Optional
 import numpy as np
 
 from .autograd.grad_mode import is_grad_enabled
+from .creation import tensor as make_tensor
 from .keywords import accepts_numpy_names
-from .creation import full_like
-from .tensor import Tensor, add_tensor_methods, result_dtype, where
+from .ops.elementwise import Div
+from .ops.scaled_sum import RsubScaled, RsubScaledNumber
+from .tensor import Tensor, _check_rounding_mode, add_tensor_methods, result_dtype, where
 from .tensor import matmul as _matmul
 
 
@@ -129,28 +131,41 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002 
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002 - PyTorch's names
-    r""":math:`\text{input} + \alpha\,\text{other}`, broadcast."""
-    return _into(out, input.add(other, alpha=alpha), "add")
+    r""":math:`\text{input} + \alpha\,\text{other}`, broadcast (``input`` may be a number)."""
+    return _into(out, _as_tensor_like(input, other).add(other, alpha=alpha), "add")
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
-    r""":math:`\text{input} - \alpha\,\text{other}`, broadcast."""
-    return _into(out, input.sub(other, alpha=alpha), "sub")
+    r""":math:`\text{input} - \alpha\,\text{other}`, broadcast (``input`` may be a number)."""
+    return _into(out, _as_tensor_like(input, other).sub(other, alpha=alpha), "sub")
+
+
+def _as_tensor_like(value: Any, other: Any) -> Tensor:
+    """``value``, or a number made a 0-d tensor (of its own kind's default dtype) as PyTorch wraps it."""
+    if isinstance(value, Tensor) or not isinstance(other, Tensor):
+        return value
+    return make_tensor(value, device=other.device)
 
 
 subtract = sub
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
-    r""":math:`\text{other} - \alpha\,\text{input}`."""
+    r""":math:`\text{other} - \alpha\,\text{input}`: one ``RsubBackward0`` node (``RsubBackward1`` for a number ``other``)."""
     if alpha == 1 and not isinstance(other, Tensor):
         return input.__rsub__(other)  # ``other - input``: PyTorch's ``RsubBackward1``
-    return (input * alpha if alpha != 1 else input).neg() + other
+    function = RsubScaled if isinstance(other, Tensor) else RsubScaledNumber
+    return input._scaled_sum(function, other, alpha, "sub")
 
 
 def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None,  # noqa: A002
         out: Optional[Tensor] = None) -> Tensor:
     """:meth:`Tensor.div` (true division, or rounded with ``rounding_mode``), into ``out`` when given."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):  # a number first, as PyTorch takes it
+        if rounding_mode is None:
+            return _into(out, other._binary(Div, input, "div", reverse=True), "div")  # DivBackward0, as PyTorch
+        _check_rounding_mode(rounding_mode)
+        return _into(out, other._rounded_div(input, rounding_mode, reverse=True), "div")
     return _into(out, input.div(other, rounding_mode=rounding_mode), "div")
 
 
@@ -162,11 +177,14 @@ def true_divide(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tens
 
 
 def floor_divide(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
-    return div(input, other, rounding_mode="floor", out=out)
+    """``input // other`` rounded down, in the promoted dtype; no derivative, as in PyTorch."""
+    if not isinstance(input, Tensor):
+        return _into(out, other._rounded_div(input, "floor", "floor_divide", reverse=True), "floor_divide")
+    return _into(out, input._rounded_div(other, "floor", "floor_divide"), "floor_divide")
 
 
 def _floor_divide_reflected(self: Tensor, other: Any) -> Tensor:
-    return floor_divide(full_like(self, other), self)
+    return self._rounded_div(other, "floor", "floor_divide", reverse=True)
 
 
 #: ``a // b`` on tensors, as PyTorch: division rounded down

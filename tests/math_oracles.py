@@ -65,7 +65,14 @@ MATH_NUMPY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     **{name: _torch_special(name) for name in ("digamma", "i0", "i0e", "i1", "i1e", "erfcx")},
     "lgamma": _torch_special("gammaln"),
 }
+def _trunc_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The quotient rounded towards zero, from NumPy's exact floored one (a zero divisor gives 0)."""
+    floored = np.floor_divide(x, y)
+    return np.where((floored < 0) & (floored * y != x), floored + 1, floored).astype(np.result_type(x, y))
+
+
 MATH_BINARY_NUMPY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "atan2": np.arctan2, "hypot": np.hypot, "fmod": np.fmod, "remainder": np.remainder,
     "int_fmod": np.fmod, "int_remainder": np.remainder, "polygamma": _polygamma,
+    "floor_divide": np.floor_divide, "int_floor_divide": np.floor_divide, "int_trunc_divide": _trunc_divide,
 }

@@ -172,6 +172,8 @@ BINARY_DTYPES: dict[str, tuple[np.dtype, ...]] = {
     "pow": FLOATS + INTS,
     **{op: FLOATS for op in ("atan2", "hypot", "fmod", "remainder", "polygamma")},
     **{op: SIGNED for op in ("int_fmod", "int_remainder")},
+    "floor_divide": FLOATS,
+    **{op: INTS for op in ("int_floor_divide", "int_trunc_divide")},
     **{op: INTS + (BOOL,) for op in ("bitwise_and", "bitwise_or", "bitwise_xor")},
     **{op: INTS for op in ("left_shift", "right_shift")},
 }

@@ -36,15 +36,20 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
     allow_unused = bool(allow_unused) or materialize_grads
 
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    keys = list(inputs.keys()) if isinstance(inputs, dict) else None  # PyTorch answers a dict with a dict
+    if keys is not None:
+        inputs = list(inputs.values())
     ins = [inputs] if isinstance(inputs, (Tensor, GradientEdge)) else list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is None:
         grad_outputs = [None] * len(outs)
     elif isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs]
     seeds = []
-    for out, g in zip(outs, grad_outputs):
+    for index, (out, g) in enumerate(zip(outs, grad_outputs)):
         if not out.requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
         if g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -60,15 +65,18 @@ def grad(outputs: Union["Tensor", Sequence["Tensor"]], inputs: Union["Tensor", S
 
         if any(value is None and not isinstance(x, Tensor) for value, x in zip(results, ins)):
             raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
-        results = [zeros_like(x) if value is None else value for value, x in zip(results, ins)]
+        results = [zeros_like(x, requires_grad=create_graph) if value is None else value
+                   for value, x in zip(results, ins)]
     for position, (value, x) in enumerate(zip(results, ins)):
         if value is not None and isinstance(x, Tensor) and value.dtype is not x.dtype and x.dtype.is_floating_point:
             results[position] = value.to(x.dtype)  # a custom backward's dtype, cast as PyTorch's engine does
         if value is None and not allow_unused:
             raise RuntimeError(
-                f"One of the differentiated Tensors (input {position}) appears to not have been used in the graph. "
+                f"The differentiated Tensor at index {position} appears to not have been used in the graph. "
                 "Set allow_unused=True if this is the desired behavior."
             )
+    if keys is not None:
+        return dict(zip(keys, results))
     return tuple(results)
 
 

@@ -695,6 +695,41 @@ class Error(Node):
         return f"<Error object at {hex(id(self))}>"
 
 
+#: PyTorch's name of the node of an op it defines no derivative for (``floor_divide``)
+NOT_IMPLEMENTED_NODE = "torch::autograd::NotImplemented"
+
+
+def _not_implemented_repr(self: Node) -> str:
+    return f"<NotImplemented object at {hex(id(self))}>"
+
+
+#: PyTorch's ``torch::autograd::NotImplemented`` node (its Python class is ``NotImplemented``):
+#: the ``grad_fn`` of an op without a derivative, whose backward raises
+NotImplementedNode = type("NotImplemented", (Node,), {
+    "__doc__": "The ``grad_fn`` of an op PyTorch defines no derivative for; its backward raises.",
+    "name": lambda self: NOT_IMPLEMENTED_NODE,
+    "__repr__": _not_implemented_repr,
+})
+
+
+class Underivable(Function):
+    """Base of an op PyTorch gives no derivative (``floor_divide``): its result still requires grad,
+    with a :data:`NotImplementedNode` ``grad_fn``; backward raises ``derivative for aten::<op> is
+    not implemented`` (``ctx.op`` names the op)."""
+
+    grad_fn_name = NOT_IMPLEMENTED_NODE
+
+    @classmethod
+    def _node(cls, ctx: Context, args: tuple, needs_input_grad: tuple[bool, ...]) -> Node:
+        node = super()._node(ctx, args, needs_input_grad)
+        node.__class__ = NotImplementedNode
+        return node
+
+    @staticmethod
+    def backward(ctx: Context, *grads: Any) -> Any:
+        raise RuntimeError(f"derivative for aten::{ctx.op} is not implemented")
+
+
 class DelayedError(Function):
     """Passes its tensors through (new tensors on the same data); its backward raises."""
 

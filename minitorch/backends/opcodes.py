@@ -64,6 +64,7 @@ BINARY = (
     "atan2", "hypot", "fmod", "remainder", "int_fmod", "int_remainder",
     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
     "polygamma", "where_part",
+    "floor_divide", "int_floor_divide", "int_trunc_divide",
 )
 ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, LT, LE, GT, GE, EQ, NE, MASKED = range(14)
 #: ``fmod``/``remainder`` are the float bodies (exact: ``%`` on magnitudes, the sign of ``x``); the ``int_``
@@ -84,6 +85,11 @@ POLYGAMMA = 25
 #: to the chosen values bit for bit; ``masked``'s :math:`+0` would turn a chosen :math:`-0` into
 #: :math:`+0`. A selection too: inf and NaN on the unchosen side stay out
 WHERE_PART = 26
+#: ``a // b`` rounded down: of floats PyTorch's (and NumPy's) ``(a - fmod(a, b)) / b`` corrected
+#: to the floor, exact where ``floor(a / b)`` would round (``-0.3 // 0.1`` is -4); of integers
+#: exact for every int64, as is the integer quotient rounded towards zero (the divisor is
+#: checked nonzero before; :math:`\mathrm{min} / -1` wraps to itself, as in PyTorch)
+FLOOR_DIVIDE, INT_FLOOR_DIVIDE, INT_TRUNC_DIVIDE = range(27, 30)
 
 #: reductions along one dimension (position = op code; append only)
 REDUCE = ("sum", "prod", "max", "min")
@@ -553,6 +559,32 @@ def binary_into(op: int, x: Any, y: Any, out: Any, pos: int) -> None:
             for k in range(2, int(n) + 1):
                 factorial *= k
             out[pos] = sign * factorial * (zeta + tail)
+    elif op == FLOOR_DIVIDE:
+        if y == 0:
+            out[pos] = x / y  # an infinity of the quotient's sign, or NaN for 0 / 0
+        else:
+            if x != x or y != y or abs(x) == math.inf:
+                mod = x - x  # NaN (an infinity less itself)
+            else:  # C's fmod, as in FMOD above
+                mod = x if abs(y) == math.inf else math.copysign(abs(x) % abs(y), x)
+            quotient = (x - mod) / y
+            if mod != 0 and (y < 0) != (mod < 0):
+                quotient -= 1
+            if quotient != quotient or abs(quotient) >= INTEGRAL_FLOAT:
+                out[pos] = quotient  # NaN, infinities and floats that are integers
+            elif quotient != 0:
+                whole = float(math.floor(quotient))
+                out[pos] = whole + 1.0 if quotient - whole > 0.5 else whole
+            else:
+                out[pos] = math.copysign(0.0, x / y)
+    elif op == INT_FLOOR_DIVIDE or op == INT_TRUNC_DIVIDE:
+        if y == -1:
+            out[pos] = -x  # (the smallest integer wraps to itself, where x // -1 may trap)
+        else:
+            quotient = x // y  # floored
+            if op == INT_TRUNC_DIVIDE and quotient < 0 and quotient * y != x:
+                quotient += 1
+            out[pos] = quotient
     elif op == WHERE_PART:
         if y != 0:
             out[pos] = x

@@ -16,7 +16,7 @@ import math
 from typing import TYPE_CHECKING
 
 from .. import dtypes
-from ..autograd.function import Context, Function
+from ..autograd.function import Context, Function, Underivable
 from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import empty, map_op, zip_op
 
@@ -776,18 +776,33 @@ class Modulo(Function):
     Integers take the integer kernels; the caller checks their divisors are nonzero."""
 
     @staticmethod
-    def forward(ctx: Context, a: Tensor, b: Tensor, op: str) -> Tensor:
+    def forward(ctx: Context, a: Tensor, b: Tensor, op: str, by_number: bool = False) -> Tensor:
         ctx.op = op
+        # PyTorch's nodes: RemainderBackward1 / FmodBackward1 (a tensor divisor), ...Backward0 (a number)
+        ctx.grad_fn_name = f"{'Fmod' if op == 'fmod' else 'Remainder'}Backward{0 if by_number else 1}"
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[1] else None)
         return zip_op(op if a.dtype.is_floating_point else "int_" + op, a, b)
 
     @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor | None, None]:
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor | None, None, None]:
         a, b = ctx.saved_tensors
         grad_b = None
         if ctx.needs_input_grad[1]:
             grad_b = -grad * (a / b).detach()._step("trunc" if ctx.op == "fmod" else "floor")
-        return grad, grad_b, None
+        return grad, grad_b, None, None
+
+
+class ModuloByNumber(Modulo):
+    """``tensor % number``: the number gets no edge in ``next_functions``, as in PyTorch."""
+
+    number_args = (1,)
+
+
+class NumberModulo(Underivable, Modulo):
+    """``number % tensor``: PyTorch defines no derivative (``derivative for aten::remainder is not
+    implemented``); the number gets no edge."""
+
+    number_args = (0,)
 
 
 class Where(Function):

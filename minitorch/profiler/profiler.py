@@ -11,8 +11,10 @@ r"""``minitorch.profiler.profile``: where the time of a program goes, op by op.
     prof.export_chrome_trace("trace.json")  # open in Perfetto or chrome://tracing
 
 Each op's forward is an event named as PyTorch's ATen op (``aten::mm``, ``aten::add``: the
-op's autograd node name without ``Backward``, in snake case), each node's backward an event
-``autograd::engine::evaluate_function: MmBackward0``, and each ``record_function`` label an
+op's autograd node name without ``Backward``, in snake case; a user's ``autograd.Function`` by
+its class name, ``MyCube``), each node's backward an event
+``autograd::engine::evaluate_function: MmBackward0`` around one named as the node
+(``MmBackward0``, ``MyCubeBackward``), and each ``record_function`` label an
 event around what runs inside it; events nest. While no profile runs, the op path is exactly
 the one without a profiler (see :mod:`minitorch.autograd.profiling`).
 """
@@ -31,7 +33,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterable, Optional
 
 from ..autograd import profiling
-from ..autograd.function import default_node_name
+from ..autograd.function import default_node_name, is_own_function
 from .events import Event, EventList, FunctionEventAvg
 
 
@@ -143,12 +145,15 @@ class _Recorder:
 
     def op(self, function: type, args: tuple[Any, ...], run: Callable[[], Any]) -> Any:
         result, event = self.span("", "cpu_op", _shapes(args) if self.record_shapes else [], run)
-        if event is not None:
-            event.name = aten_name(_node_name(function, result))
+        if event is not None:  # a user's Function is named as its class (``MyCube``), as PyTorch names it
+            event.name = aten_name(_node_name(function, result)) if is_own_function(function) else function.__name__
         return result
 
     def backward(self, node_name: str, run: Callable[[], Any]) -> Any:
-        return self.span(f"autograd::engine::evaluate_function: {node_name}", "cpu_op", [], run)[0]
+        """The engine's event for a node (``autograd::engine::evaluate_function: MulBackward0``)
+        around the node's own (``MulBackward0``), as PyTorch records them."""
+        return self.span(f"autograd::engine::evaluate_function: {node_name}", "cpu_op", [],
+                         lambda: self.span(node_name, "cpu_op", [], run)[0])[0]
 
 
 class profile:  # noqa: N801 - PyTorch's name
@@ -212,8 +217,9 @@ class profile:  # noqa: N801 - PyTorch's name
     # ---- results ----
 
     def events(self) -> list[Event]:
-        """Every recorded event, outermost first, each holding those nested inside it."""
-        return list(self._saved)
+        """Every recorded event, nested ones too (one flat list, as PyTorch's), each before those
+        nested inside it and holding them as its ``children``."""
+        return self._all_events()
 
     def _all_events(self) -> list[Event]:
         found: list[Event] = []
