@@ -17,6 +17,7 @@ import minitorch
 from minitorch.backends.base import AdamStep
 from minitorch.optim import adam as adam_module
 from minitorch.optim_dispatch import adam_step_op, fused_update_fits
+from torch_oracle import import_torch
 
 ADAM = runs.Optimizer(minitorch.optim.Adam, adam_module, "fused_adam_fits", steps=6, lr=0.01)
 SHAPE = (7, 5)
@@ -81,7 +82,7 @@ def test_fused_step_matches_adam_from_the_formulas(dtype: minitorch.dtype, optio
 
 @pytest.mark.parametrize("options", VARIANTS, ids=str)
 def test_fused_step_matches_pytorch(options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     grads = gradients(minitorch.float32)
     fused, _, _ = train(minitorch.float32, options, True, monkeypatch, grads)
     expected, _ = runs.pytorch_steps(torch.optim.Adam, grads, LR, options)

@@ -19,6 +19,7 @@ from minitorch import loss_dispatch
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
 from minitorch.nn import functional as F
 from minitorch.ops import losses as losses_module
+from torch_oracle import import_torch
 
 DTYPES = [minitorch.float32, minitorch.float64]
 REDUCTIONS = ["mean", "sum", "none"]
@@ -121,7 +122,7 @@ def test_fused_path_matches_the_formulas(dtype: minitorch.dtype, reduction: str,
 @pytest.mark.parametrize("ignore_index", IGNORED)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_fused_path_matches_pytorch(reduction: str, ignore_index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     x, target = problem((33, 7), minitorch.float32, ignore_index, seed=2)
     grad = gradient_for(reduction, 33, minitorch.float32)
     loss, logits_grad, _ = run(x, target, reduction, ignore_index, grad, True, monkeypatch)
@@ -171,7 +172,7 @@ def test_slices_of_longer_tensors_count_only_their_own_targets(monkeypatch: pyte
 
 
 def test_double_backward_takes_the_differentiable_formula() -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     x, target = problem((6, 4), minitorch.float64, -100, seed=5)
     logits = minitorch.tensor(x, requires_grad=True)
     (grad,) = minitorch.autograd.grad(F.cross_entropy(logits, minitorch.tensor(target)), logits, create_graph=True)

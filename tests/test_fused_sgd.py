@@ -17,6 +17,7 @@ from minitorch.backends.base import SgdStep
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
 from minitorch.optim import sgd as sgd_module
 from minitorch.optim_dispatch import sgd_step_op
+from torch_oracle import import_torch
 
 SGD = runs.Optimizer(minitorch.optim.SGD, sgd_module, "fused_sgd_fits", steps=5, lr=0.05)
 SHAPE = (7, 5)
@@ -76,7 +77,7 @@ def test_fused_step_matches_sgd_from_the_formulas(dtype: minitorch.dtype, option
 
 @pytest.mark.parametrize("options", VARIANTS, ids=str)
 def test_fused_step_matches_pytorch(options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     grads = gradients(minitorch.float32)
     fused, fused_state, _ = train(minitorch.float32, options, True, monkeypatch, grads)
     expected, expected_state = runs.pytorch_steps(torch.optim.SGD, grads, LR, options)

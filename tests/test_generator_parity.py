@@ -16,6 +16,7 @@ import pytest
 
 import minitorch
 from minitorch.mersenne import STATE_LAYOUT, MersenneStream
+from torch_oracle import import_torch
 
 #: the 10000th word of a twister seeded with 5489 (the check value of C++'s std::mt19937)
 REFERENCE_SEED, REFERENCE_INDEX, REFERENCE_WORD = 5489, 10000, 4123659995
@@ -161,7 +162,7 @@ def _flatten(value: Any) -> list[Any]:
 
 @pytest.mark.parametrize("name", sorted(_calls()))
 def test_the_same_program_draws_pytorchs_numbers(name: str) -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     program = _calls()[name]
     torch.manual_seed(3)
     expected = _flatten(program(torch))
@@ -181,7 +182,7 @@ def test_the_same_program_draws_pytorchs_numbers(name: str) -> None:
 
 
 def test_a_pytorch_state_restores_into_minitorch_and_back() -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     torch.manual_seed(11)
     torch.randn(3)  # leaves a held normal sample in the state
     state = torch.get_rng_state()
@@ -197,7 +198,7 @@ X86 = ("x86_64", "AMD64")
 @pytest.mark.skipif(platform.machine() not in X86, reason="PyTorch fills float32 normals with its x86 vector kernel only there")
 @pytest.mark.parametrize("count", [16, 17, 100, 4099])
 def test_float32_normal_fills_match_pytorchs_vector_kernel_bit_for_bit(count: int) -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     for seed in range(3):
         torch.manual_seed(seed)
         expected = [torch.randn(count).numpy(), torch.empty(count).normal_(0.3, 2.5).numpy(),
@@ -210,7 +211,7 @@ def test_float32_normal_fills_match_pytorchs_vector_kernel_bit_for_bit(count: in
 
 
 def test_float64_draws_match_pytorch_bit_for_bit() -> None:
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
 
     def draws(lib: Any) -> list[Any]:
         d = lib.float64

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from ..creation import rand, zeros_like
+from ..creation import empty, zeros_like
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution, broadcast_all
@@ -39,8 +39,9 @@ class Exponential(Distribution):
         return self.rate.pow(-2)
 
     def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        u = rand(self._extended_shape(sample_shape), dtype=self.rate.dtype, device=self.rate.device)
-        return -(-u).log1p() / self.rate  # a standard exponential draw, scaled by 1/rate
+        # a standard exponential draw, -log(1 - u), scaled by 1/rate (PyTorch's draw, number for number)
+        shape = self._extended_shape(sample_shape)
+        return empty(shape, dtype=self.rate.dtype, device=self.rate.device).exponential_() / self.rate
 
     def log_prob(self, value: Tensor) -> Tensor:
         r""":math:`\log\lambda - \lambda x`."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from ..creation import full_like, rand
+from ..creation import empty, full_like, rand
 from ..tensor import Tensor
 from ..type_info import finfo
 from .continuous import LocationScale
@@ -66,8 +66,9 @@ class Cauchy(LocationScale):
 
     def rsample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         r""":math:`x_0 + \gamma \tan(\pi (u - \tfrac12))`."""
-        u = rand(self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
-        return self.loc + self.scale * (math.pi * (u - 0.5)).tan()
+        shape = self._extended_shape(sample_shape)
+        standard = empty(shape, dtype=self.loc.dtype, device=self.loc.device).cauchy_()  # PyTorch's draw
+        return self.loc + standard * self.scale
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._validate_sample(value)
