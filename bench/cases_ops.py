@@ -171,5 +171,41 @@ def reduction_cases(ctx: Context) -> list[Case]:
     return cases
 
 
+#: random draws: a data set's worth of normals, a layer's initialisation, an MNIST epoch's shuffle
+RANDOM_SIZE, SHUFFLE_SIZE, INIT_FEATURES = 10**6, 60000, 1024
+
+
+def random_cases(ctx: Context) -> list[Case]:
+    """Seeded draws, which give PyTorch's very numbers: minitorch computes them in NumPy on the host,
+    word by word as PyTorch's kernels, so their cost is NumPy's (no target: reported only)."""
+    numpy_rng = np.random.default_rng(ctx.seed + 4)
+
+    def draws(make: Callable[[Any], Any], numpy_call: Optional[Call] = None) -> dict[str, Factory]:
+        factories: dict[str, Factory] = {
+            MINITORCH: lambda: (lambda: make(minitorch)),
+            TORCH: lambda: (lambda: make(ctx.torch)) if ctx.torch else None,
+        }
+        if numpy_call is not None:
+            factories[NUMPY] = lambda: numpy_call
+        return factories
+
+    size = size_text(RANDOM_SIZE)
+    return [
+        Case(f"rand {size} float32", "random", draws(lambda lib: lib.rand(RANDOM_SIZE),
+                                                      lambda: numpy_rng.random(RANDOM_SIZE, dtype=np.float32)),
+             description="uniform [0, 1) draws into a new tensor"),
+        Case(f"randn {size} float32", "random", draws(lambda lib: lib.randn(RANDOM_SIZE),
+                                                       lambda: numpy_rng.standard_normal(RANDOM_SIZE, dtype=np.float32)),
+             description="standard normal draws into a new tensor (Box-Muller in blocks of 16)"),
+        Case(f"randperm {SHUFFLE_SIZE}", "random", draws(lambda lib: lib.randperm(SHUFFLE_SIZE),
+                                                          lambda: numpy_rng.permutation(SHUFFLE_SIZE)),
+             description="a DataLoader's shuffle of an MNIST-sized data set"),
+        Case(f"nn.Linear({INIT_FEATURES}, {INIT_FEATURES}) made", "random",
+             draws(lambda lib: lib.nn.Linear(INIT_FEATURES, INIT_FEATURES)),
+             description="a layer's construction: kaiming_uniform_ of the weight, uniform_ of the bias"),
+    ]
+
+
 def cases(ctx: Context) -> list[Case]:
-    return [*overhead_cases(ctx), *elementwise_cases(ctx), *transcendental_cases(ctx), *reduction_cases(ctx)]
+    return [*overhead_cases(ctx), *elementwise_cases(ctx), *transcendental_cases(ctx), *reduction_cases(ctx),
+            *random_cases(ctx)]
