@@ -16,41 +16,46 @@ without checkpoint:
   backward pass of its own, which adds the gradients of the parameters inside straight into
   their ``.grad``. As PyTorch's, it needs an input that requires grad, takes no keyword
   arguments, and refuses ``autograd.grad`` and ``backward(inputs=...)``.
-* ``use_reentrant=False``: keyword arguments, parameters that get gradients even when no
-  input requires grad, ``autograd.grad`` and double backward all work.
+* ``use_reentrant=False``: PyTorch's design. The forward records the ordinary graph under
+  saved-tensor hooks (:mod:`minitorch.autograd.saved_hooks`) that keep a small holder in
+  place of each tensor an op saves, with its shape, dtype and device. The first saved tensor
+  a backward pass reads reruns the function under hooks that fill the holders in order; with
+  ``early_stop`` (the default, or :func:`set_checkpoint_early_stop`) the rerun stops as soon
+  as the last one is filled, so the ops (and module forward hooks) after the last op that
+  saves a tensor do not run again. ``determinism_check="default"`` then compares the
+  metadata of the saved tensors of the two runs (a function that saves nothing is never
+  rerun); both checks raise :class:`CheckpointError` with PyTorch's text, less its tip about
+  ``debug``. Keyword arguments, parameters that get gradients even when no input requires
+  grad, ``autograd.grad``, double backward and nested checkpoints all work.
 
-What differs from PyTorch, and why: PyTorch's ``use_reentrant=False`` keeps the ordinary
-graph and only swaps its saved tensors for recomputed ones (saved-tensor hooks, which
-this module predates and does not use). Here it is one node instead: the forward runs the function once
-with the graph recorded, to find the leaves it reads (the parameters of a module, found by
-walking that graph), then drops that graph (so the forward briefly holds one block's
-activations, as the recomputation does); the node's edges go to the tensor arguments and
-to those leaves, and its backward differentiates the recomputation with
-:func:`minitorch.autograd.grad`. So an output's ``grad_fn`` carries the name of the first
-output's last op (``AddmmBackward0``) but its ``next_functions`` are those edges; a non-leaf
-tensor the function reads from an enclosing scope (not an argument) is differentiated
-through to its leaves; ``determinism_check`` compares the outputs of the two runs, not the
-saved tensors; ``debug`` and ``early_stop`` are accepted and have no effect (recomputation
-always runs the whole function).
+Which tensors an op saves is minitorch's (PyTorch's for the common ops); where it differs,
+so do the counts in :class:`CheckpointError`'s text and, for an op that saves nothing in one
+library and something in the other, where early stop ends. ``debug`` (and
+:func:`set_checkpoint_debug_enabled`) only refuses a ``context_fn`` of one's own, as
+PyTorch's does: its log of operators is not kept.
 """
 
 from __future__ import annotations
 
+import itertools
 import warnings
+import weakref
+from collections import defaultdict
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Optional, Sequence
 
 from .. import autocast_state
-from ..autograd import grad as differentiate
-from ..autograd import engine
+from ..autograd import engine, saved_hooks
 from ..autograd.function import Context, Function
-from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..autograd.function import _modified_message as modified_message
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..autograd.saved_hooks import PackedSaved
 from ..creation import zeros_like
 from ..dispatch import tensor_class
 from ..generator import default_generator_of
 
 __all__ = ["CheckpointError", "CheckpointFunction", "check_backward_validity", "checkpoint", "checkpoint_sequential",
-           "detach_variable", "noop_context_fn"]
+           "detach_variable", "noop_context_fn", "set_checkpoint_debug_enabled", "set_checkpoint_early_stop"]
 
 REENTRANT_DEFAULT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
@@ -72,12 +77,17 @@ REENTRANT_PARTIAL_BACKWARD_ERROR = (
 )
 NO_OUTPUT_REQUIRES_GRAD_ERROR = "none of output has requires_grad=True, this checkpoint() is not necessary"
 REENTRANT_ONLY_DEFAULTS_ERROR = "Passing `context_fn` or `debug` is only supported when use_reentrant=False."
-#: ``determinism_check``'s values: compare shape, dtype and device of the recomputed outputs, or nothing
-DETERMINISM_CHECKS = ("default", "none")
+FORWARD_CONTEXT_SUPPRESSED_ERROR = (
+    "torch.utils.checkpoint: the forward context provided by context_fn suppressed an exception raised during the "
+    "checkpointed forward. This is not supported because checkpoint cannot return a value for a failed forward."
+)
+UNPACKED_TWICE_ERROR = (
+    "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. If you are "
+    "calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please open an issue with "
+    "details on your use case."
+)
 #: the device types whose random generators and autocast state the recomputation replays
 DEVICE_TYPES = ("cpu", "cuda")
-#: the name of the non-reentrant node when no output came from an op (the function returned an input)
-RECOMPUTE_NODE_NAME = "CheckpointBackward"
 
 
 class CheckpointError(RuntimeError):
@@ -208,150 +218,266 @@ def _checkpoint_reentrant(function: Callable[..., Any], preserve_rng_state: bool
 
 # ---- use_reentrant=False ----
 
-def _flatten(value: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
-    """The leaves of nested tuples, lists and dicts, and how to rebuild ``value`` from new leaves."""
-    if isinstance(value, (tuple, list)):
-        parts = [_flatten(item) for item in value]
-        sizes = [len(leaves) for leaves, _ in parts]
+class _Overrides:
+    """What :func:`set_checkpoint_early_stop` and :func:`set_checkpoint_debug_enabled` set for
+    every checkpoint whose forward runs inside them (None: each call's own argument). Global,
+    not per thread, as PyTorch's."""
 
-        def rebuild_sequence(leaves: list[Any]) -> Any:
-            items, start = [], 0
-            for (_, rebuild), size in zip(parts, sizes):
-                items.append(rebuild(leaves[start:start + size]))
-                start += size
-            return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
-
-        return [leaf for leaves, _ in parts for leaf in leaves], rebuild_sequence
-    if isinstance(value, dict):
-        keys = list(value)
-        values_leaves, rebuild_values = _flatten([value[key] for key in keys])
-        return values_leaves, lambda leaves: type(value)(zip(keys, rebuild_values(leaves)))
-    return [value], lambda leaves: leaves[0]
+    early_stop: Optional[bool] = None
+    debug: Optional[bool] = None
 
 
-def _captured_leaves(outputs: Sequence[Any], arguments: Sequence[Any]) -> list[Any]:
-    """The leaf tensors requiring grad that ``outputs`` were computed from, other than ``arguments``
-    (a module's parameters, read by the function rather than passed to it), in the order met."""
-    own = {id(a) for a in arguments}
-    reached = engine.leaves_reached([out._grad_node() for out in outputs if out.requires_grad])
-    return [leaf for leaf in reached if id(leaf) not in own]
+@contextmanager
+def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
+    """Whether the non-reentrant checkpoints whose forward runs inside the block stop their
+    recomputation once every tensor the forward saved is recomputed (``early_stop``'s default,
+    True) or run the whole function again. Only needed around the forward, not the backward."""
+    previous, _Overrides.early_stop = _Overrides.early_stop, enable
+    try:
+        yield
+    finally:
+        _Overrides.early_stop = previous
+
+
+@contextmanager
+def set_checkpoint_debug_enabled(enabled: Optional[bool]) -> Iterator[None]:
+    """``debug`` for every non-reentrant checkpoint run inside the block, whatever it was passed
+    (None: each call's own). As PyTorch's, debug mode refuses a ``context_fn`` of one's own;
+    otherwise it changes nothing here: PyTorch's debug mode only adds a log of the operators of
+    both runs to the text of a :class:`CheckpointError`, which minitorch raises without it."""
+    previous, _Overrides.debug = _Overrides.debug, enabled
+    try:
+        yield
+    finally:
+        _Overrides.debug = previous
+
+
+@contextmanager
+def saved_tensors_hooks(pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> Iterator[None]:
+    """``autograd.graph.saved_tensors_hooks`` (which imports this package: not imported here)."""
+    saved_hooks.push((pack_hook, unpack_hook))
+    try:
+        yield
+    finally:
+        saved_hooks.pop()
+
+
+class _StopRecomputation(Exception):
+    """Raised by the recomputation's pack hook once every saved tensor is back: ends the rerun."""
+
+
+class _Handle:
+    """The key of one recomputed tensor (one per backward pass), dropped when it is unpacked."""
+
+
+class _Holder:
+    """What the graph keeps for a tensor saved inside the checkpoint: per backward pass, the
+    handle of its recomputed value (None once unpacked)."""
+
+    __slots__ = ("handles", "__weakref__")
+
+    def __init__(self) -> None:
+        self.handles: dict[int, Optional[_Handle]] = {}
+
+
+#: each backward pass's number (PyTorch's graph task id), given when a checkpoint first asks
+_pass_numbers: "weakref.WeakKeyDictionary[engine.GraphTask, int]" = weakref.WeakKeyDictionary()
+_numbers = itertools.count()
+
+
+def _backward_pass_number() -> int:
+    """The number of the backward pass running now; a new one for each unpack outside backward."""
+    task = engine.current_graph_task()
+    if task is None:
+        return next(_numbers)
+    number = _pass_numbers.get(task)
+    if number is None:
+        number = _pass_numbers[task] = next(_numbers)
+    return number
+
+
+def _tensors_in(value: Any) -> Iterator[Any]:
+    """The tensors of ``value`` and of the tuples, lists and dicts in it: whose devices' random
+    state the recomputation replays."""
+    if _is_tensor(value):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _tensors_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _tensors_in(item)
 
 
 def _metadata(tensor: Any) -> dict[str, Any]:
+    """What ``determinism_check="default"`` compares: shape, dtype and device."""
     return {"shape": tensor.shape, "dtype": tensor.dtype, "device": tensor.device}
 
 
-class _Recomputation:
-    """One non-reentrant checkpoint: the function, where its tensor arguments go, and the forward's state."""
+def _no_metadata(tensor: Any) -> None:
+    """``determinism_check="none"``: nothing to compare (the number of saved tensors still is)."""
+    return None
 
-    def __init__(self, function: Callable[..., Any], args: tuple, kwargs: dict, preserve_rng_state: bool,
-                 recompute_context: ContextManager, check_metadata: bool) -> None:
-        self.function = function
-        self.arguments, self.rebuild_arguments = _flatten((args, kwargs))
-        self.tensor_positions = [i for i, value in enumerate(self.arguments) if _is_tensor(value)]
-        self.state = _ForwardState([self.arguments[i] for i in self.tensor_positions], preserve_rng_state)
-        self.recompute_context = recompute_context
-        self.check_metadata = check_metadata
-        self.forward_outputs: list[Any] = []
-        self.metadata: list[dict[str, Any]] = []
 
-    def tensor_arguments(self) -> list[Any]:
-        return [self.arguments[i] for i in self.tensor_positions]
+#: ``determinism_check``'s values and what each compares of the saved tensors of the two runs
+DETERMINISM_CHECKS: dict[str, Callable[[Any], Any]] = {"default": _metadata, "none": _no_metadata}
 
-    def run(self, tensors: Sequence[Any]) -> tuple[list[Any], Callable[[list[Any]], Any]]:
-        """The function's result on ``tensors`` in place of the tensor arguments, flattened."""
-        arguments = list(self.arguments)
-        for position, tensor in zip(self.tensor_positions, tensors):
-            arguments[position] = tensor
-        args, kwargs = self.rebuild_arguments(arguments)
-        return _flatten(self.function(*args, **kwargs))
 
-    def recompute(self, tensors: Sequence[Any]) -> list[Any]:
-        """The tensor outputs again, under the forward's random and autocast state."""
-        with self.state.replayed(), self.recompute_context, enable_grad():
-            leaves, _ = self.run(tensors)
-        outputs = [leaf for leaf in leaves if _is_tensor(leaf)]
-        if self.check_metadata:
-            self._check(outputs)
-        return outputs
+class _SavedArgument:
+    """A tensor argument kept for the recomputation: packed by the saved-tensor hooks in force
+    (an enclosing checkpoint's: its recomputation gives it back), else the tensor itself, which
+    must not change in place before backward."""
 
-    def _check(self, outputs: list[Any]) -> None:
-        if len(outputs) != len(self.metadata):
+    __slots__ = ("value", "version")
+
+    def __init__(self, tensor: Any) -> None:
+        hooks = saved_hooks.current()
+        self.value = tensor if hooks is None else PackedSaved(tensor, hooks, None)
+        self.version = tensor._version if hooks is None else None
+
+    def unpack(self) -> Any:
+        if isinstance(self.value, PackedSaved):
+            return self.value.unpack()
+        if self.value._version != self.version:
+            raise RuntimeError(modified_message(self.value, self.version, None))
+        return self.value
+
+
+class _Frame:
+    """One non-reentrant checkpoint: its arguments, a weak reference to the holder of each tensor
+    its forward saved, with their metadata, and per backward pass the recomputed tensors."""
+
+    def __init__(self, recompute: Callable[..., None], early_stop: bool, metadata: Callable[[Any], Any]) -> None:
+        self.recompute = recompute
+        self.early_stop = early_stop
+        self.metadata = metadata
+        self.saved_args: list[Any] = []
+        self.weak_holders: list[weakref.ref] = []
+        self.saved_metadata: list[Any] = []
+        self.recomputed: defaultdict[int, weakref.WeakKeyDictionary] = defaultdict(weakref.WeakKeyDictionary)
+        self.recompute_counter: defaultdict[int, int] = defaultdict(int)
+        self.is_recomputed: defaultdict[int, bool] = defaultdict(bool)
+        self.forward_completed = False
+        self.ignore_saved_mismatch = False
+
+    def save_inputs(self, args: tuple) -> None:
+        self.saved_args = [_SavedArgument(value) if _is_tensor(value) else value for value in args]
+
+    def inputs(self) -> list[Any]:
+        return [value.unpack() if isinstance(value, _SavedArgument) else value for value in self.saved_args]
+
+    def pack(self, tensor: Any) -> _Holder:
+        """The forward's pack hook: a holder in the graph instead of the tensor."""
+        holder = _Holder()
+        self.weak_holders.append(weakref.ref(holder))
+        with no_grad():
+            self.saved_metadata.append(self.metadata(tensor))
+        return holder
+
+    def unpack(self, holder: _Holder) -> Any:
+        """The forward's unpack hook: the recomputed tensor (the first unpack of a backward pass
+        reruns the function), given once per pass."""
+        number = _backward_pass_number()
+        if not self.is_recomputed[number]:
+            arguments = self.inputs()
+            try:
+                with saved_tensors_hooks(*_recomputation_hooks(weakref.ref(self), number)), enable_grad():
+                    self.recompute(*arguments)
+            except _StopRecomputation:
+                pass
+            self.is_recomputed[number] = True
+            self.check_recomputed_tensors_match(number)
+        handle = holder.handles[number]
+        if handle is None:
+            raise CheckpointError(UNPACKED_TWICE_ERROR)
+        holder.handles[number] = None
+        return self.recomputed[number][handle]
+
+    def check_recomputed_tensors_match(self, number: int) -> None:
+        """PyTorch's checks: as many tensors saved by both runs, with equal metadata."""
+        if self.ignore_saved_mismatch:
+            return
+        if len(self.weak_holders) != self.recompute_counter[number]:
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
-                f"recomputation.\nNumber of tensors saved during forward: {len(self.metadata)}\n"
-                f"Number of tensors saved during recomputation: {len(outputs)}."
+                f"recomputation.\nNumber of tensors saved during forward: {len(self.weak_holders)}\n"
+                f"Number of tensors saved during recomputation: {self.recompute_counter[number]}.\n"
             )
-        different = [(i, saved, _metadata(out)) for i, (saved, out) in enumerate(zip(self.metadata, outputs))
-                     if saved != _metadata(out)]
+        different = []
+        for index, weak_holder in enumerate(self.weak_holders):
+            holder = weak_holder()
+            if holder is None:  # freed by a backward inside the forward
+                continue
+            recomputed = self.metadata(self.recomputed[number][holder.handles[number]])
+            if self.saved_metadata[index] != recomputed:
+                different.append((index, self.saved_metadata[index], recomputed))
         if different:
-            listed = "".join(f"tensor at position {i}:\nsaved metadata: {saved}\nrecomputed metadata: {now}\n"
-                             for i, saved, now in different)
+            listed = "".join(f"tensor at position {index}:\nsaved metadata: {saved}\nrecomputed metadata: {now}\n"
+                             for index, saved, now in different)
             raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have "
-                                  f"different metadata than during the forward pass.\n{listed}.")
+                                  f"different metadata than during the forward pass.\n{listed}.\n")
 
 
-class _RecomputeFunction(Function):
-    """The non-reentrant node: edges to the tensor arguments and the captured leaves; its
-    backward differentiates the recomputation with respect to them."""
+def _recomputation_hooks(frame_ref: "weakref.ref[_Frame]", number: int) -> tuple[Callable[[Any], Any],
+                                                                                   Callable[[Any], Any]]:
+    """The saved-tensor hooks of a recomputation: each saved tensor fills the next holder's
+    handle for pass ``number``; with ``early_stop`` the last one ends the rerun."""
+    def pack(tensor: Any) -> Any:
+        tensor = tensor.detach() if tensor.requires_grad else tensor
+        frame = frame_ref()
+        assert frame is not None, "a checkpoint recomputes after its graph was freed"
+        index = frame.recompute_counter[number]
+        frame.recompute_counter[number] += 1
+        if index >= len(frame.weak_holders):
+            if not frame.forward_completed:  # a backward inside the forward, without early stop
+                frame.ignore_saved_mismatch = True
+                return tensor
+            raise CheckpointError("torch.utils.checkpoint: trying to save more tensors during recomputation than "
+                                  "during the original forward pass.\n")
+        holder = frame.weak_holders[index]()
+        if holder is not None:  # else freed by a backward inside the forward: not needed
+            holder.handles[number] = _Handle()
+            frame.recomputed[number][holder.handles[number]] = tensor
+        if frame.early_stop and frame.recompute_counter[number] == len(frame.weak_holders):
+            raise _StopRecomputation
+        return tensor  # a backward through the recomputed graph (one inside the function) reads it
 
-    @staticmethod
-    def forward(ctx: Context, plan: _Recomputation, name: str, *tensors: Any) -> tuple:
-        ctx.plan = plan
-        ctx.grad_fn_name = name
-        ctx.save_for_backward(*tensors)
-        outputs, plan.forward_outputs = plan.forward_outputs, []  # the node holds them no longer than apply
-        return tuple(outputs)
+    def unpack(tensor: Any) -> Any:
+        return tensor
 
-    @staticmethod
-    def backward(ctx: Context, *grad_outputs: Any) -> tuple:
-        plan: _Recomputation = ctx.plan
-        tensors = list(ctx.saved_tensors)
-        count = len(plan.tensor_positions)
-        wanted = [i for i, needs in enumerate(ctx.needs_input_grad[2:]) if needs]
-        create_graph = is_grad_enabled()
-        if create_graph:  # double backward: a graph built on the real inputs, so the gradient is differentiable
-            targets = tensors
-        else:
-            targets = [_detached_leaf(t) for t in tensors[:count]] + tensors[count:]
-        outputs = plan.recompute(targets[:count])
-        pairs = [(out, grad) for out, grad in zip(outputs, grad_outputs)
-                 if grad is not None and out.requires_grad]
-        found = differentiate([out for out, _ in pairs], [targets[i] for i in wanted], [grad for _, grad in pairs],
-                              retain_graph=True, create_graph=create_graph, allow_unused=True) if pairs else ()
-        grads: list[Optional[Any]] = [None] * len(tensors)
-        for i, value in zip(wanted, found):
-            grads[i] = value
-        return (None, None, *grads)
+    return pack, unpack
 
 
 def _checkpoint_non_reentrant(function: Callable[..., Any], preserve_rng_state: bool, args: tuple, kwargs: dict,
                               context_fn: Callable[[], tuple[ContextManager, ContextManager]],
-                              determinism_check: str) -> Any:
+                              determinism_check: str, debug: bool, early_stop: bool) -> Any:
+    if (debug if _Overrides.debug is None else _Overrides.debug) and context_fn is not noop_context_fn:
+        raise ValueError("debug=True is incompatible with non-default context_fn")
     if determinism_check not in DETERMINISM_CHECKS:
         raise ValueError(f"determinism_check should be one of {list(DETERMINISM_CHECKS)}, but got {determinism_check}")
     forward_context, recompute_context = context_fn()
-    if not is_grad_enabled():  # nothing to differentiate: an ordinary call
-        with forward_context:
-            return function(*args, **kwargs)
-    plan = _Recomputation(function, args, kwargs, preserve_rng_state, recompute_context, determinism_check == "default")
-    arguments = [_detached_leaf(t) for t in plan.tensor_arguments()]
-    with forward_context:
-        leaves, rebuild = plan.run(arguments)
-    positions = [i for i, leaf in enumerate(leaves) if _is_tensor(leaf)]
-    outputs = [leaves[i] for i in positions]
-    if not any(out.requires_grad for out in outputs):
-        return rebuild(leaves)
-    captured = _captured_leaves(outputs, arguments)
-    first = next(out for out in outputs if out.requires_grad)
-    name = first.grad_fn.name() if first.grad_fn is not None else RECOMPUTE_NODE_NAME
-    plan.metadata = [_metadata(out) for out in outputs]
-    plan.forward_outputs = [out.detach() for out in outputs]  # the recorded graph goes: backward recomputes it
-    differentiable = [out.requires_grad for out in outputs]
-    results = _RecomputeFunction.apply(plan, name, *plan.tensor_arguments(), *captured)
-    for position, result, keeps_grad in zip(positions, results, differentiable):
-        leaves[position] = result if keeps_grad else result.detach()
-    return rebuild(leaves)
+    if not is_grad_enabled():  # nothing to differentiate: an ordinary call (outside forward_context, as PyTorch)
+        return function(*args, **kwargs)
+    state = _ForwardState(list(_tensors_in(args)), preserve_rng_state)
+
+    def recompute(*arguments: Any) -> None:
+        with state.replayed(), recompute_context:
+            function(*arguments, **kwargs)
+
+    frame = _Frame(recompute, early_stop if _Overrides.early_stop is None else _Overrides.early_stop,
+                   DETERMINISM_CHECKS[determinism_check])
+    frame.save_inputs(args)
+    suppressed = False
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+        try:
+            result = function(*args, **kwargs)
+        except BaseException:
+            suppressed = True
+            raise
+    if suppressed:  # forward_context swallowed the function's exception
+        raise RuntimeError(FORWARD_CONTEXT_SUPPRESSED_ERROR)
+    frame.forward_completed = True
+    return result
 
 
 # ---- the public functions ----
@@ -364,6 +490,9 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: Optional
     ``preserve_rng_state`` (a keyword, default True) replays the random state of the forward
     in the recomputation, so dropout draws the same masks. ``use_reentrant`` picks the
     flavour (see the module docstring); not passing it warns and picks True, as PyTorch 2.13.
+    ``early_stop`` (overridden by :func:`set_checkpoint_early_stop`) ends the non-reentrant
+    recomputation once every saved tensor is back; ``determinism_check`` ("default" or "none")
+    says whether their metadata must match; ``debug`` adds nothing (see the module docstring).
     """
     if use_reentrant is None:
         warnings.warn(REENTRANT_DEFAULT_WARNING, stacklevel=2)
@@ -375,7 +504,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: Optional
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError(REENTRANT_ONLY_DEFAULTS_ERROR)
         return _checkpoint_reentrant(function, preserve_rng_state, args)
-    return _checkpoint_non_reentrant(function, preserve_rng_state, args, kwargs, context_fn, determinism_check)
+    return _checkpoint_non_reentrant(function, preserve_rng_state, args, kwargs, context_fn, determinism_check, debug,
+                                     early_stop)
 
 
 def _run_segment(functions: Sequence[Callable[[Any], Any]], start: int, end: int) -> Callable[[Any], Any]:
