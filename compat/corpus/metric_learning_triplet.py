@@ -193,7 +193,7 @@ print("neighbours of the first points:", neighbours[:4].tolist())
 values, indices = torch.cdist(gallery[:2], gallery).topk(3, largest=False, sorted=True)
 print("closest three:", indices.tolist(), values[:, 0].tolist())
 normalized = F.normalize(gallery, p=2, dim=1)
-print("normalized norms:", normalized.norm(dim=1)[:3])
+print("normalized norms:", [round(v, 4) for v in normalized.norm(dim=1)[:3].tolist()])  # 1 up to float32 rounding
 centroids = torch.stack([gallery[dataset.labels == c].mean(0) for c in range(NUM_CLASSES)])
 predicted = torch.cdist(gallery, centroids).argmin(dim=1)
 print("nearest-centroid accuracy:", (predicted == dataset.labels).float().mean().item())
