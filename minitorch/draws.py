@@ -19,7 +19,9 @@ dtype: 24 for float32, 53 for float64):
 * Bernoulli: :math:`[u < p]`; exponential: :math:`-\log(1 - u) / \lambda`; Cauchy:
   :math:`m + \sigma \tan(\pi (u - \tfrac12))`; geometric: :math:`\lceil \log u / \log(1 - p) \rceil`;
 * multinomial with replacement: the first category whose normalised cumulative weight reaches
-  a float64 uniform.
+  a float64 uniform;
+* gamma: Marsaglia and Tsang's rejection method, one value at a time, on float64 uniforms and
+  normals drawn one at a time (below :math:`\alpha = 1` boosted by :math:`u^{1/\alpha}`).
 
 Float32 fills of 16 or more normals compute ``log``, ``sin`` and ``cos`` in single precision step by
 step as PyTorch's vectorised x86 kernel does (:mod:`minitorch.cephes_float32`); on CPUs where
@@ -239,8 +241,75 @@ def multinomial_with_replacement(stream: MersenneStream, weights: np.ndarray, sa
     return picked
 
 
+#: Marsaglia-Tsang's constants as PyTorch writes them: single-precision literals in double arithmetic
+ONE_THIRD_LITERAL = float(np.float32(1.0) / np.float32(3.0))
+SQUEEZE_LITERAL = float(np.float32(0.0331))
+
+
+MASK53, SCALE53 = 2**53 - 1, 2.0**-53
+
+
+def _uniform_scalar(stream: MersenneStream) -> float:
+    """One float64 uniform, as :func:`unit_uniform` draws it, as a Python float (for loops of one draw)."""
+    high, low = stream.bits.random_raw(2).tolist()
+    return (((high << WORD_BITS) | low) & MASK53) * SCALE53
+
+
+def _standard_normal_scalar(stream: MersenneStream) -> float:
+    """One standard normal drawn one at a time (using and leaving the held sample), as a Python float."""
+    held = stream.next_double_normal
+    if held is not None:
+        stream.next_double_normal = None
+        return held
+    angle_part, radius_part = _uniform_scalar(stream), _uniform_scalar(stream)
+    radius = math.sqrt(-2.0 * math.log1p(-radius_part))
+    theta = 2.0 * math.pi * angle_part
+    stream.next_double_normal = radius * math.sin(theta)
+    return radius * math.cos(theta)
+
+
+def _gamma_one(stream: MersenneStream, alpha: float, narrow: bool) -> float:
+    r"""One draw of :math:`\mathrm{Gamma}(\alpha, 1)` as PyTorch's CPU kernel draws it: with
+    :math:`d = \alpha - \tfrac13`, :math:`c = 1/\sqrt{9d}`, propose :math:`v = (1 + c x)^3` for a
+    normal :math:`x` and accept it when :math:`u < 1 - 0.0331 x^4` or
+    :math:`\log u < x^2/2 + d(1 - v + \log v)`, returning :math:`d v`. ``narrow``: the dtype is
+    float32, whose kernel keeps :math:`\alpha`, :math:`1/\alpha` and :math:`d` in single precision."""
+    single = np.float32
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        u = _uniform_scalar(stream)
+        exponent = float(single(1.0) / single(alpha)) if narrow else 1.0 / alpha
+        scale *= math.pow(1.0 - u, exponent)
+        alpha = float(single(alpha) + single(1.0)) if narrow else alpha + 1.0
+    d = float(single(alpha) - single(ONE_THIRD_LITERAL)) if narrow else alpha - ONE_THIRD_LITERAL
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = _standard_normal_scalar(stream)
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - _uniform_scalar(stream)
+        xx = x * x
+        if u < 1.0 - SQUEEZE_LITERAL * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def gamma(stream: MersenneStream, alphas: np.ndarray, narrow: bool = False) -> np.ndarray:
+    r"""Float64 draws of :math:`\mathrm{Gamma}(\alpha, 1)`, one per element of ``alphas`` in row-major
+    order (``narrow``: as PyTorch's float32 kernel computes them, before the cast to float32)."""
+    with stream.lock:
+        drawn = [_gamma_one(stream, alpha, narrow) for alpha in np.asarray(alphas, dtype=np.float64).ravel().tolist()]
+    return np.asarray(drawn, dtype=np.float64).reshape(np.shape(alphas))
+
+
 __all__ = [
-    "bernoulli", "cauchy", "default_integers", "exponential", "full_range_int64", "geometric", "integers",
+    "bernoulli", "cauchy", "default_integers", "exponential", "full_range_int64", "gamma", "geometric", "integers",
     "log_normal", "multinomial_with_replacement", "normal", "normal_fill", "normal_one_at_a_time", "permutation",
     "significand_digits", "uniform", "unit_uniform",
 ]

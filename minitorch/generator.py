@@ -108,8 +108,8 @@ class Generator:
         return self._stream
 
     def numpy_generator(self) -> np.random.Generator:
-        """A NumPy generator over this stream's words, for the samplers PyTorch's CPU kernels do not
-        define word by word here (gamma, Poisson, binomial): they advance the same stream."""
+        """A NumPy generator over this stream's words, for the samplers not written word by word as
+        PyTorch's here (Poisson, binomial): they advance the same stream."""
         _refuse_if_forbidden()
         return self._numpy
 

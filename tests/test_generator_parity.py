@@ -143,13 +143,23 @@ def _calls() -> dict[str, Callable[[Any], Any]]:
         return [functional.dropout(lib.ones(40), 0.3), functional.dropout2d(x, 0.5), functional.dropout1d(x[0], 0.25),
                 functional.alpha_dropout(lib.ones(9), 0.2, training=True), lib.nn.Dropout(0.1)(lib.ones(3, 7))]
 
+    def gamma_family(lib: Any) -> list[Any]:
+        found = []
+        for dtype in (lib.float32, lib.float64):
+            a = lib.tensor([0.3, 0.7, 1.0, 2.5, 5.0, 0.05], dtype=dtype)
+            b = lib.tensor([1.0, 2.0, 0.5, 3.0, 1.5, 0.8], dtype=dtype)
+            d = lib.distributions
+            found += [d.Gamma(a, b).sample((7,)), d.Dirichlet(a).sample((3,)), d.Beta(a, b).sample((4,)),
+                      d.StudentT(a + 1, lib.zeros(6, dtype=dtype), b).sample((5,))]
+        return found
+
     def generators(lib: Any) -> list[Any]:
         g = lib.Generator().manual_seed(7)
         values = [lib.rand(2, generator=g), lib.randn(20, generator=g), lib.randperm(5, generator=g)]
         return values + [g.get_state(), lib.get_rng_state(), g.initial_seed(), lib.initial_seed()]
 
     return {f.__name__: f for f in (init_layers, loader_epochs, samplers, fills, integers, normals, chances,
-                                    dropouts, generators)}
+                                    dropouts, gamma_family, generators)}
 
 
 def _flatten(value: Any) -> list[Any]:

@@ -1,5 +1,7 @@
-"""Draws from NumPy's samplers on the stream of minitorch's generator of a tensor's device, for
-the distributions whose sampler minitorch has no op for (gamma, Poisson, binomial); outside the graph."""
+"""Host draws for the distributions whose sampler minitorch has no op for, outside the graph, on
+the stream of minitorch's generator of a tensor's device: gamma as PyTorch's kernel draws it
+(:func:`minitorch.draws.gamma`, so a seed gives PyTorch's numbers), Poisson and binomial by NumPy's
+samplers (numbers of their own)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import dtypes, draws
 from ..creation import tensor as make_tensor
 from ..generator import default_generator_of
 from ..tensor import Tensor
@@ -22,14 +25,17 @@ def host_array(value: Tensor, shape: Sequence[int]) -> np.ndarray:
     return np.broadcast_to(value.detach().to("cpu").numpy(), tuple(shape))
 
 
-def standard_gamma_host(concentration: Tensor, shape: Sequence[int]) -> np.ndarray:
-    """Float64 draws of :math:`\\mathrm{Gamma}(\\alpha, 1)` of ``shape`` (``concentration`` broadcast to it), on the host."""
-    return numpy_generator_of(concentration).standard_gamma(host_array(concentration, shape))
+def standard_gamma_host(concentration: Tensor, shape: Sequence[int], narrow: bool = False) -> np.ndarray:
+    """Float64 draws of :math:`\\mathrm{Gamma}(\\alpha, 1)` of ``shape`` (``concentration`` broadcast to it),
+    on the host: as PyTorch's Dirichlet kernel draws them (in double), or its float32 gamma kernel
+    (``narrow``)."""
+    stream = default_generator_of(concentration.device.type).stream()
+    return draws.gamma(stream, host_array(concentration, shape), narrow)
 
 
 def standard_gamma(concentration: Tensor, shape: Sequence[int]) -> Tensor:
     """Draws of :math:`\\mathrm{Gamma}(\\alpha, 1)` of ``shape`` as a tensor of ``concentration``'s dtype and device."""
-    drawn = standard_gamma_host(concentration, shape)
+    drawn = standard_gamma_host(concentration, shape, narrow=concentration.dtype is dtypes.float32)
     return make_tensor(np.asarray(drawn), dtype=concentration.dtype, device=concentration.device)
 
 
