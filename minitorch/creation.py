@@ -254,10 +254,6 @@ def _generator(device: DeviceLike, generator: Any = None) -> Generator:
     return default_generator_of(as_device(device).type)
 
 
-def _count(shape: tuple[int, ...]) -> int:
-    return math.prod(shape)
-
-
 def _random_float_dtype(dtype: Any) -> dtypes.dtype:
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     if not target.is_floating_point:
@@ -271,7 +267,7 @@ def rand(*size: Any, generator: Any = None, out: Optional[Tensor] = None, dtype:
     """Uniform samples in :math:`[0, 1)`."""
     target = _random_float_dtype(_dtype_or_out(dtype, out))
     shape = _new_shape(size)
-    values = draws.uniform(_generator(device, generator).stream(), _count(shape), target.numpy)
+    values = draws.uniform(_generator(device, generator).stream(), math.prod(shape), target.numpy)
     return _written(out, _finish(values.reshape(shape), target, device, requires_grad), "rand")
 
 
@@ -281,7 +277,7 @@ def randn(*size: Any, generator: Any = None, out: Optional[Tensor] = None, dtype
     """Standard normal samples."""
     target = _random_float_dtype(_dtype_or_out(dtype, out))
     shape = _new_shape(size)
-    values = draws.normal(_generator(device, generator).stream(), _count(shape), target.numpy)
+    values = draws.normal(_generator(device, generator).stream(), math.prod(shape), target.numpy)
     return _written(out, _finish(values.reshape(shape), target, device, requires_grad), "randn")
 
 
@@ -327,7 +323,7 @@ def randint(*args: Any, low: Any = None, high: Any = None, size: Any = None, gen
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     shape = _new_shape((size,))
-    values = draws.integers(_generator(device, generator).stream(), _count(shape), int(low), int(high)).reshape(shape)
+    values = draws.integers(_generator(device, generator).stream(), math.prod(shape), int(low), int(high)).reshape(shape)
     return _written(out, _finish(values, _dtype_or_out(dtype, out, dtypes.int64), device, requires_grad), "randint")
 
 

@@ -83,8 +83,7 @@ def unit_uniform(stream: MersenneStream, count: int, dtype: np.dtype) -> np.ndar
 def uniform(stream: MersenneStream, count: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
     """``count`` uniform values on ``[low, high)`` of ``dtype``: the bounds are cast to ``dtype`` first."""
     dtype = np.dtype(dtype)
-    with stream.lock:
-        unit = unit_uniform(stream, count, dtype)
+    unit = unit_uniform(stream, count, dtype)  # one read of words: atomic under the twister's own lock
     compute = unit.dtype.type
     start, stop = compute(dtype.type(low)), compute(dtype.type(high))
     return fused_multiply_add_in(unit.dtype, unit, stop - start, start).astype(dtype)
@@ -144,7 +143,7 @@ def normal_fill(stream: MersenneStream, count: int, dtype: np.dtype, mean: float
         unit = unit_uniform(stream, count, dtype).astype(compute)
         tail = unit_uniform(stream, NORMAL_BLOCK, dtype).astype(compute) if count % NORMAL_BLOCK else None
     whole = count - count % NORMAL_BLOCK
-    values = unit.copy()
+    values = np.empty_like(unit)  # every value is written below: the blocks, then the last 16 again
     values[:whole] = _box_muller_blocks(unit[:whole].reshape(-1, NORMAL_BLOCK), mean, std).reshape(-1)
     if tail is not None:
         values[count - NORMAL_BLOCK :] = _box_muller_blocks(tail.reshape(1, NORMAL_BLOCK), mean, std).reshape(-1)

@@ -81,6 +81,17 @@ def pop() -> None:
 
 
 @contextmanager
+def installed(hooks: HookPair) -> Iterator[None]:
+    """``hooks`` this thread's innermost pair inside the block (``autograd.graph.saved_tensors_hooks``
+    in function form, for modules below ``autograd.graph``)."""
+    push(hooks)
+    try:
+        yield
+    finally:
+        pop()
+
+
+@contextmanager
 def suspended() -> Iterator[None]:
     """No hooks in this thread inside the block (an op's internal graph, which PyTorch's one
     op does not have, saves its tensors as they are)."""

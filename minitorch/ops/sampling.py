@@ -61,18 +61,15 @@ def _source(generator: Optional[Generator], device: Any) -> MersenneStream:
     return _generator(device, generator).stream()
 
 
-def _memory_order(t: Tensor) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The shape that lists ``t``'s elements in the order of its memory (dimensions by falling
-    stride), and the permutation that takes an array of that shape back to ``t``'s dimensions."""
-    order = sorted(range(t.dim()), key=lambda d: -t.stride(d) if t.shape[d] != 1 else 0)
-    back = tuple(sorted(range(t.dim()), key=order.__getitem__))
-    return tuple(t.shape[d] for d in order), back
+def _memory_order(t: Tensor) -> list[int]:
+    """``t``'s dimensions in the order of its memory (by falling stride; size-1 dimensions last)."""
+    return sorted(range(t.dim()), key=lambda d: -t.stride(d) if t.shape[d] != 1 else 0)
 
 
 def _in_memory_order(t: Tensor, values: np.ndarray) -> np.ndarray:
-    """``values`` (drawn in the order of ``t``'s memory) arranged in ``t``'s shape."""
-    walked, back = _memory_order(t)
-    return values.reshape(walked).transpose(back)
+    """``values`` (drawn in the order of ``t``'s memory, flat) arranged in ``t``'s shape."""
+    order = _memory_order(t)
+    return values.reshape([t.shape[d] for d in order]).transpose(np.argsort(order))
 
 
 def _host_values(t: Tensor) -> np.ndarray:
@@ -135,11 +132,10 @@ def _check_p_number(p: float) -> None:
 
 
 def _bernoulli_draws(t: Tensor, p: Union[float, np.ndarray], stream: MersenneStream) -> np.ndarray:
-    """0/1 draws for each element of ``t``, in the order of its memory (``p`` in ``t``'s shape)."""
+    """0/1 draws for each element of ``t``, flat in the order of its memory (``p`` in ``t``'s shape)."""
     if isinstance(p, np.ndarray):
-        walked, back = _memory_order(t)
-        p = p.transpose(np.argsort(back)).reshape(walked) if t.dim() else p
-    return _in_memory_order(t, draws.bernoulli(stream, t.numel(), p))
+        p = p.transpose(_memory_order(t))
+    return draws.bernoulli(stream, t.numel(), p)
 
 
 def bernoulli(input: Tensor, p: Optional[float] = None, *, generator: Optional[Generator] = None,  # noqa: A002
@@ -154,11 +150,12 @@ def bernoulli(input: Tensor, p: Optional[float] = None, *, generator: Optional[G
             raise _not_implemented("bernoulli_tensor_cpu_p_", input.dtype)
         probabilities = _host_values(input)
         _check_probabilities(probabilities)
-        drawn = _bernoulli_draws(input, probabilities, source)
+        drawn = _in_memory_order(input, _bernoulli_draws(input, probabilities, source))
         result = _with_params(_finish(drawn, input.dtype, input.device, False), "BernoulliBackward0", input)
     else:
         _check_p_number(float(p))
-        result = _finish(_bernoulli_draws(input, float(p), source), input.dtype, input.device, False)
+        drawn = _in_memory_order(input, _bernoulli_draws(input, float(p), source))
+        result = _finish(drawn, input.dtype, input.device, False)
     return _into(result, out)
 
 
@@ -227,7 +224,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     _check_multinomial(input, num_samples, replacement)
-    weights = np.asarray(input.detach().cpu().numpy()).reshape(-1, input.shape[-1])
+    weights = _host_values(input).reshape(-1, input.shape[-1])
     # PyTorch draws a single sample by the keys too, with or without replacement
     by_keys = not replacement or num_samples == 1
     if weights.shape[0]:
@@ -343,9 +340,10 @@ def _float_only(t: Tensor, kernel: str) -> None:
         raise _not_implemented(kernel, t.dtype)
 
 
-def _fill(self: Tensor, values: np.ndarray) -> Tensor:
-    """Write host ``values`` into ``self`` (PyTorch's in-place rules: version bump, leaf check)."""
-    return self.copy_(_finish(np.asarray(values).reshape(self.shape), self.dtype, self.device, False))
+def _fill(self: Tensor, drawn: np.ndarray) -> Tensor:
+    """Write host values ``drawn`` (flat, in the order of ``self``'s memory) into ``self``
+    (PyTorch's in-place rules: version bump, leaf check)."""
+    return self.copy_(_finish(_in_memory_order(self, np.asarray(drawn)), self.dtype, self.device, False))
 
 
 def _check_uniform_bounds(t: Tensor, low: float, high: float) -> None:
@@ -374,7 +372,7 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Op
     low, high = float(from_), float(to)
     _check_uniform_bounds(self, low, high)
     drawn = draws.uniform(_source(generator, self.device), self.numel(), self.dtype.numpy, low, high)
-    return _fill(self, _in_memory_order(self, drawn))
+    return _fill(self, drawn)
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
@@ -383,7 +381,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Opt
     _check_std_number(float(std))
     drawn = draws.normal(_source(generator, self.device), self.numel(), self.dtype.numpy, float(mean), float(std),
                          contiguous=self.is_contiguous())
-    return _fill(self, _in_memory_order(self, drawn))
+    return _fill(self, drawn)
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
@@ -394,7 +392,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Optional[Genera
     if not lambd > 0:  # NaN too
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_cpp(float(lambd))}")
     drawn = draws.exponential(_source(generator, self.device), self.numel(), float(lambd))
-    return _fill(self, _in_memory_order(self, drawn))
+    return _fill(self, drawn)
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Optional[Generator] = None) -> Tensor:
@@ -403,7 +401,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
     if not sigma > 0:  # NaN too
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_cpp(float(sigma))}")
     drawn = draws.cauchy(_source(generator, self.device), self.numel(), float(median), float(sigma))
-    return _fill(self, _in_memory_order(self, drawn))
+    return _fill(self, drawn)
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Optional[Generator] = None) -> Tensor:
@@ -412,7 +410,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     if not std > 0:  # NaN too
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_cpp(float(std))}")
     drawn = draws.log_normal(_source(generator, self.device), self.numel(), float(mean), float(std))
-    return _fill(self, _in_memory_order(self, drawn))
+    return _fill(self, drawn)
 
 
 def geometric_(self: Tensor, p: float, *, generator: Optional[Generator] = None) -> Tensor:
@@ -422,7 +420,7 @@ def geometric_(self: Tensor, p: float, *, generator: Optional[Generator] = None)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cpp(float(p))}")
     drawn = draws.geometric(_source(generator, self.device), self.numel(), float(p))
-    return _fill(self, _in_memory_order(self, drawn))
+    return _fill(self, drawn)
 
 
 def _dtype_range(d: dtypes.dtype) -> tuple[int, int]:
@@ -486,7 +484,7 @@ def random_(self: Tensor, *args: Any, generator: Optional[Generator] = None, **k
         drawn = draws.full_range_int64(stream, count)
     else:
         drawn = draws.integers(stream, count, low, high + 1)
-    return _fill(self, _in_memory_order(self, drawn))
+    return _fill(self, drawn)
 
 
 def _logspace_exponents(start: float, end: float, steps: int) -> np.ndarray:

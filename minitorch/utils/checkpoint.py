@@ -252,16 +252,6 @@ def set_checkpoint_debug_enabled(enabled: Optional[bool]) -> Iterator[None]:
         _Overrides.debug = previous
 
 
-@contextmanager
-def saved_tensors_hooks(pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> Iterator[None]:
-    """``autograd.graph.saved_tensors_hooks`` (which imports this package: not imported here)."""
-    saved_hooks.push((pack_hook, unpack_hook))
-    try:
-        yield
-    finally:
-        saved_hooks.pop()
-
-
 class _StopRecomputation(Exception):
     """Raised by the recomputation's pack hook once every saved tensor is back: ends the rerun."""
 
@@ -381,7 +371,7 @@ class _Frame:
         if not self.is_recomputed[number]:
             arguments = self.inputs()
             try:
-                with saved_tensors_hooks(*_recomputation_hooks(weakref.ref(self), number)), enable_grad():
+                with saved_hooks.installed(_recomputation_hooks(weakref.ref(self), number)), enable_grad():
                     self.recompute(*arguments)
             except _StopRecomputation:
                 pass
@@ -468,7 +458,7 @@ def _checkpoint_non_reentrant(function: Callable[..., Any], preserve_rng_state: 
                    DETERMINISM_CHECKS[determinism_check])
     frame.save_inputs(args)
     suppressed = False
-    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+    with saved_hooks.installed((frame.pack, frame.unpack)), forward_context:
         try:
             result = function(*args, **kwargs)
         except BaseException:

@@ -22,13 +22,13 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from ... import accelerator, dtypes
-from ...creation import empty, from_numpy
+from ... import accelerator
+from ...creation import from_numpy
 from ...ops.pinned import pin_batch
 from ...tensor import Tensor
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, draw_seed
 from .worker import WorkerPool, is_failure, is_stream_end, raise_failure
 
 DEFAULT_BATCH_SIZE = 1
@@ -122,7 +122,7 @@ class DataLoader:
 
     def _draw_base_seed(self) -> int:
         """One int64 from the loader's generator (or the global one): the seed workers derive theirs from."""
-        return int(empty((), dtype=dtypes.int64).random_(generator=self.generator).item())
+        return draw_seed(self.generator)
 
     def _batches(self, base_seed: Optional[int]) -> Iterator[Any]:
         if self.num_workers > 0:

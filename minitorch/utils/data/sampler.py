@@ -20,12 +20,17 @@ def permutation(n: int, generator: Optional[Generator] = None) -> np.ndarray:
     return randperm(n, generator=generator).numpy()
 
 
+def draw_seed(generator: Optional[Generator] = None) -> int:
+    """One non-negative int64 from ``generator`` (or the global generator), drawn as PyTorch's data
+    utilities draw their seeds: ``random_()`` of a 0-d int64 tensor."""
+    return int(empty((), dtype=dtypes.int64).random_(generator=generator).item())
+
+
 def fresh_generator() -> Generator:
     """A generator seeded with one int64 drawn from the global generator: without a generator of
     its own, a sampler shuffles from one of these, so :func:`minitorch.manual_seed` fixes every
     epoch's order, and two epochs differ."""
-    seed = int(empty((), dtype=dtypes.int64).random_().item())
-    return Generator().manual_seed(seed)
+    return Generator().manual_seed(draw_seed())
 
 
 class Sampler:
