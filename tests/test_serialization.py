@@ -253,7 +253,7 @@ class Opaque:
         ({"model": Opaque()}, "obj['model']", "Opaque"),
         ({"optimizer": {"state": {0: {"momentum": {1, 2}}}}}, "obj['optimizer']['state'][0]['momentum']", "set"),
         ([1, (2, lambda x: x)], "obj[1][1]", "function"),
-        ({"arr": np.zeros(2)}, "obj['arr']", "ndarray"),
+        ({"arr": np.array(["text"])}, "obj['arr']", "ndarray"),  # plain arrays save: test_serialization_numpy_arrays.py
         ({"b": b"bytes"}, "obj['b']", "bytes"),
         (Opaque(), "obj", "Opaque"),
     ],

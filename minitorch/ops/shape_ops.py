@@ -14,6 +14,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .. import dtypes
+from ..autograd.composite import composite
 from ..creation import cat
 from ..creation import tensor as make_tensor
 from ..shapes import normalize_dim, shape_from_args
@@ -150,9 +151,14 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
     shape = (1,) * (len(reps) - input.dim()) + tuple(input.shape)
-    interleaved = input.reshape(tuple(v for n in shape for v in (1, n)))
-    expanded = interleaved.expand(tuple(v for r, n in zip(reps, shape) for v in (r, n)))
-    return expanded.reshape(tuple(r * n for r, n in zip(reps, shape)))
+
+    def tiled(x: Tensor) -> Tensor:
+        # a fresh row-major copy, never a view: writing into the result must not reach ``input``
+        interleaved = x.reshape(tuple(v for n in shape for v in (1, n)))
+        expanded = interleaved.expand(tuple(v for r, n in zip(reps, shape) for v in (r, n)))
+        return expanded.clone().view(tuple(r * n for r, n in zip(reps, shape)))
+
+    return composite("RepeatBackward0", tiled, input, saves=())
 
 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:  # noqa: A002

@@ -1,7 +1,8 @@
 """Saving and loading: ``minitorch.save``/``minitorch.load`` and ``.safetensors`` exchange.
 
 ``save(obj, f)`` writes a tensor, a ``state_dict`` or a whole checkpoint (dicts, lists,
-tuples, str, int, float, bool, None, tensors, dtypes, devices and Sizes, nested) to a path
+tuples, str, int, float, bool, None, tensors, dtypes, devices, Sizes and NumPy arrays, nested;
+arrays load with ``weights_only=False`` or allowlisted, see :mod:`~minitorch.serialization.arrays`) to a path
 or a binary file; ``load(f, map_location=None, weights_only=True)`` reads it back with
 key order, int keys, dtypes, shapes and values exactly as saved.
 

@@ -31,6 +31,7 @@ from .format import (
 from .json_limits import JsonLimits, exceeded
 from .location import MapLocation, Placement
 from .records import TensorSpec, checked_record, parse_row, read_record, table_row, tensor_bytes
+from .arrays import ArrayDecoder
 from .objects import ObjectDecoder
 from .tree import TreeDecoder, TreeEncoder
 from .zip_layout import directory_start, entry_span
@@ -292,6 +293,16 @@ class _TensorTable:
             self._loaded[index] = t
         return self._loaded[index]
 
+    def array_at(self, index: int, path: str) -> np.ndarray:
+        """Row ``index``'s elements as a new NumPy array (a saved array: no device, no autograd)."""
+        if index >= len(self._specs):
+            raise SerializationError(
+                f"malformed checkpoint at {path}: array {index} is not in the table of {len(self._specs)} tensors"
+            )
+        spec = self._specs[index]
+        with _reading(f"record {spec.record}"):
+            return read_record(self._archive, spec)
+
 
 def _parameter_class() -> Any:
     try:
@@ -324,7 +335,8 @@ def load(f: FileLike, map_location: MapLocation = None, weights_only: Optional[b
     what is wrong.
     """
     placement = Placement(map_location)
-    objects = ObjectDecoder(weights_only=weights_only is None or bool(weights_only))
+    strict = weights_only is None or bool(weights_only)
+    objects = ObjectDecoder(weights_only=strict)
     with _open_for_reading(f) as stream:
         with _reading("the archive"):
             size = _stream_size(stream)
@@ -333,4 +345,5 @@ def load(f: FileLike, map_location: MapLocation = None, weights_only: Optional[b
             with _reading(HEADER_NAME):
                 header = _read_header(archive)
             table = _TensorTable(archive, size, header["tensors"], placement, _parameter_class())
-            return TreeDecoder(table.tensor_at, objects).decode(header["root"])
+            arrays = ArrayDecoder(strict, table.array_at)
+            return TreeDecoder(table.tensor_at, objects, arrays).decode(header["root"])

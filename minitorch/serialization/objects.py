@@ -31,7 +31,7 @@ import keyword
 import types
 from typing import TYPE_CHECKING, Any
 
-from .errors import SerializationError
+from .errors import SerializationError, UnpicklingError
 from .format import MAX_NESTING
 from .safe_globals import allowed_classes, class_path
 
@@ -192,7 +192,7 @@ class ObjectDecoder:
             allow = (f"minitorch.serialization.add_safe_globals([{_short(name)}]) or the "
                      f"minitorch.serialization.safe_globals([{_short(name)}]) context manager")
             if self._weights_only:
-                raise SerializationError(
+                raise UnpicklingError(
                     f"Weights only load failed: the checkpoint holds a whole object of class '{name}' (at {path}), and "
                     f"weights_only=True "
                     f"rebuilds only allowlisted classes. If you trust the source of this file, load it with "

@@ -14,7 +14,9 @@ keeps its key order and keys that are not strings, and a tuple stays a tuple:
   "int_repr": <tensor>, "scale": 0.1, "zero_point": 3}``; per channel, ``"scale"`` and
   ``"zero_point"`` are tensors (float64, int64) and ``"axis"`` says along which dimension;
 - a whole ``nn.Module``: ``{"type": "object", ...}``, and a ``set`` inside one (see
-  :mod:`minitorch.serialization.objects`, which also says what loading rebuilds).
+  :mod:`minitorch.serialization.objects`, which also says what loading rebuilds);
+- a NumPy array: ``{"type": "ndarray", "index": i, "fortran": false}`` (see
+  :mod:`minitorch.serialization.arrays`).
 
 Anything else is refused when saving, with the path of the offending value inside the
 object, e.g. ``obj['optimizer']['state'][0]``.
@@ -35,6 +37,7 @@ from ..size import Size
 from ..tensor import Tensor
 from .errors import SerializationError
 from .format import DTYPES_BY_NAME, MAX_NESTING, ROOT_PATH
+from .arrays import ARRAY_TAG, ArrayDecoder, ArrayEncoder
 from .objects import OBJECT_TAG, REF_TAG, SET_TAG, ObjectDecoder, ObjectEncoder
 
 TYPE_KEY = "type"
@@ -74,6 +77,7 @@ class TreeEncoder:
         self._seen: dict[tuple, int] = {}
         self._open: set[int] = set()
         self._objects = ObjectEncoder()
+        self._arrays = ArrayEncoder()
 
     def tensor_index(self, t: Tensor) -> int:
         """Row of ``t`` in the tensor table (added when new)."""
@@ -91,6 +95,8 @@ class TreeEncoder:
             special = self._objects.encode(self, value, path, depth)
             if special is not None:
                 return special
+            if type(value) is np.ndarray:
+                return self._arrays.encode(self, value, path)
         # BEGIN SOLUTION 8.1
         if depth > MAX_NESTING:
             raise SerializationError(f"can't save {path}: containers are nested deeper than {MAX_NESTING} levels")
@@ -178,9 +184,13 @@ def _list_field(node: dict, key: str, path: str) -> list:
 class TreeDecoder:
     """Rebuilds the Python object from its JSON form; ``tensor_at(index, path)`` supplies tensors."""
 
-    def __init__(self, tensor_at: Callable[[int, str], Tensor], objects: ObjectDecoder | None = None) -> None:
+    def __init__(
+        self, tensor_at: Callable[[int, str], Tensor], objects: ObjectDecoder | None = None,
+        arrays: ArrayDecoder | None = None,
+    ) -> None:
         self._tensor_at = tensor_at
         self._objects = objects
+        self._arrays = arrays
 
     def decode(self, node: Any, path: str = ROOT_PATH, depth: int = 0) -> Any:
         if depth > MAX_NESTING:
@@ -211,6 +221,8 @@ class TreeDecoder:
             if not all(type(s) is int and s >= 0 for s in items):
                 raise _fail(path, "a Size holds non-negative integers")
             return Size(items)
+        if tag == ARRAY_TAG and self._arrays is not None:
+            return self._arrays.decode(node, path)
         if tag in (OBJECT_TAG, REF_TAG, SET_TAG) and self._objects is not None:
             return self._objects.decode(self, node, tag, path, depth)
         raise _fail(path, f"unknown type tag {tag!r:.80}")

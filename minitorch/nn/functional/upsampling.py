@@ -28,7 +28,7 @@ elementwise products.
 
 Pixel shuffle moves :math:`r^2` channels into an :math:`r \times r` block of pixels
 (``(*, C r^2, H, W) -> (*, C, H r, W r)``); pixel unshuffle undoes it. Both are a view,
-a permutation and a reshape.
+a permutation and a copy, recorded as one node with PyTorch's name (``PixelShuffleBackward0``).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from ... import creation, dtypes
+from ...autograd.composite import composite
 from ...ops.indexing import index_select
 from ...tensor import Tensor
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -288,9 +289,13 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={channels} is not divisible by {r * r}")
     k = len(lead)
-    blocks = input.reshape(*lead, channels // (r * r), r, r, height, width)
     order = tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2)
-    return blocks.permute(*order).reshape(*lead, channels // (r * r), height * r, width * r)
+
+    def shuffled(x: Tensor) -> Tensor:
+        blocks = x.reshape(*lead, channels // (r * r), r, r, height, width)
+        return blocks.permute(*order).clone().view(*lead, channels // (r * r), height * r, width * r)
+
+    return composite("PixelShuffleBackward0", shuffled, input, saves=())
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
@@ -305,9 +310,13 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A0
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
                            f"input.size(-1)={width} is not divisible by {r}")
     k = len(lead)
-    blocks = input.reshape(*lead, channels, height // r, r, width // r, r)
     order = tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3)
-    return blocks.permute(*order).reshape(*lead, channels * r * r, height // r, width // r)
+
+    def unshuffled(x: Tensor) -> Tensor:
+        blocks = x.reshape(*lead, channels, height // r, r, width // r, r)
+        return blocks.permute(*order).clone().view(*lead, channels * r * r, height // r, width // r)
+
+    return composite("PixelUnshuffleBackward0", unshuffled, input, saves=())
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
@@ -322,5 +331,9 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} channels and "
                            f"{groups} groups.")
     n, rest = input.shape[0], tuple(input.shape[2:])
-    grouped = input.reshape((n, groups, channels // groups) + rest)
-    return grouped.transpose(1, 2).reshape(tuple(input.shape))
+
+    def interleaved(x: Tensor) -> Tensor:
+        grouped = x.reshape((n, groups, channels // groups) + rest)
+        return grouped.transpose(1, 2).clone().view(tuple(x.shape))
+
+    return composite("ChannelShuffleBackward0", interleaved, input, saves=())
