@@ -19,7 +19,7 @@ from .device import device, get_default_device, set_default_device
 from .generator import Generator
 from .memory_formats import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .dtypes import (
-    bool_ as bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64, set_default_dtype,
+    bool_ as bool, bfloat16, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64, set_default_dtype,
     uint8,
 )
 from .ops.elementwise import (
@@ -36,7 +36,7 @@ from .toplevel import get_float32_matmul_precision, set_float32_matmul_precision
 from .backends.cpu_threads import get_num_threads, set_num_threads
 from .toplevel import bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor
 from .legacy_types import (
-    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
 )
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import SerializationError, load, load_safetensors, save, save_safetensors

@@ -1,6 +1,6 @@
 """The state of automatic mixed precision (``torch.autocast``), per device type and thread.
 
-Inside ``minitorch.autocast(device_type, dtype=float16)`` the ops that gain most from lower
+Inside ``minitorch.autocast(device_type, dtype=...)`` (bfloat16 or float16) the ops that gain most from lower
 precision (matrix products, linear layers, convolutions) run in ``dtype``, and the ops that
 need range (the losses; softmax too on cuda) run in float32, whatever dtype their inputs arrive in. The
 ops ask :func:`lower_precision` or :func:`full_precision` for their inputs. Until autocast is
@@ -21,9 +21,10 @@ from . import dtypes
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: the dtype each device type's autocast uses unless told otherwise (PyTorch's defaults are
-#: float16 on cuda and bfloat16 on cpu; minitorch has no bfloat16, so cpu asks for float16 too)
-DEFAULT_DTYPES = {"cuda": dtypes.float16, "cpu": dtypes.float16}
+#: the dtype each device type's autocast uses unless told otherwise (PyTorch's defaults)
+DEFAULT_DTYPES = {"cuda": dtypes.float16, "cpu": dtypes.bfloat16}
+#: the floating dtypes autocast casts (float64 is left alone, as in PyTorch)
+CASTABLE = (dtypes.float32, *dtypes.LOW_PRECISION_FLOATS)
 
 
 class _State(threading.local):
@@ -96,7 +97,7 @@ def lower_precision(*values: Any) -> tuple[Any, ...]:
     first = next((v for v in values if getattr(v, "dtype", None) is not None), None)
     if first is None or not is_autocast_enabled(first.device.type):
         return values
-    return _cast_all(values, get_autocast_dtype(first.device.type), (dtypes.float32, dtypes.float16))
+    return _cast_all(values, get_autocast_dtype(first.device.type), CASTABLE)
 
 
 def full_precision(*values: Any, device_types: tuple[str, ...] = ("cpu", "cuda")) -> tuple[Any, ...]:
@@ -104,7 +105,7 @@ def full_precision(*values: Any, device_types: tuple[str, ...] = ("cpu", "cuda")
     float32 when autocast is on for ``device_types`` (float64 stays float64)."""
     if not ever_enabled:
         return values
-    return _cast_all(values, dtypes.float32, (dtypes.float16,), device_types)
+    return _cast_all(values, dtypes.float32, dtypes.LOW_PRECISION_FLOATS, device_types)
 
 
 def runs_in_full_precision(function: F) -> F:

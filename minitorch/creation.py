@@ -72,7 +72,8 @@ def _new_shape(size: tuple[Any, ...]) -> tuple[int, ...]:
 def _finish(array: np.ndarray, dtype: Any, device: DeviceLike, requires_grad: bool) -> Tensor:
     """A tensor owning ``array`` (converted to ``dtype``) on ``device`` (copied there from the host)."""
     if dtype is not None:
-        array = array.astype(dtypes.as_dtype(dtype).numpy, copy=False)
+        with np.errstate(over="ignore"):  # beyond a 16-bit float's range is inf
+            array = dtypes.cast_array(array, dtypes.as_dtype(dtype).numpy)
     _check_can_require_grad(dtypes.from_numpy_dtype(array.dtype), requires_grad)
     t = Tensor._from_numpy_array(array if array.flags.c_contiguous else array.copy(order="C"))
     target = resolve_device(device)
@@ -102,7 +103,7 @@ def _infer_numpy(data: Any, keep_float64: bool = False) -> np.ndarray:
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu" and not isinstance(data, np.ndarray):
         array = array.astype(np.int64)
-    elif array.dtype.kind not in "biuf":
+    elif array.dtype.kind not in "biuf" and not dtypes.is_low_precision(array.dtype):  # bfloat16's kind is "V"
         raise TypeError(f"can't build a tensor from data of NumPy kind {array.dtype}")
     return array
 

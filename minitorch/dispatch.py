@@ -199,8 +199,8 @@ def arg_reduce_op(op: str, a: "Tensor", dim: int) -> "Tensor":
     return out
 
 
-def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
-    """Batched product of same-rank operands ``(..., n, k) @ (..., k, m)``."""
+def matmul_op(a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] = None) -> "Tensor":
+    """Batched product of same-rank operands ``(..., n, k) @ (..., k, m)`` (of ``a``'s dtype unless told)."""
     if b._device is not a._device:
         check_same_device(a, b)
     a_shape, b_shape = a._data.shape, b._data.shape
@@ -212,7 +212,7 @@ def matmul_op(a: "Tensor", b: "Tensor") -> "Tensor":
             batch = tuple(shape_broadcast(batch, b_shape[:-2]))
         shape = batch + (a_shape[-2], b_shape[-1])
     backend = backend_for(a._device.type)  # (backend_of, written out: once per op)
-    out = _result_from(backend, shape, a._data.dtype, a._device)
+    out = _result_from(backend, shape, out_dtype or a._data.dtype, a._device)
     backend.matmul(a._data, b._data, out._data)
     return out
 

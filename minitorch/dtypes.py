@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+import ml_dtypes
 import numpy as np
 
 
@@ -32,7 +33,7 @@ class dtype:  # noqa: N801 - PyTorch's spelling
 
     @property
     def is_signed(self) -> bool:
-        return self.numpy.kind in "if"
+        return self.category == FLOATING or self.numpy.kind == "i"
 
     def __repr__(self) -> str:
         return f"minitorch.{self.name}"
@@ -69,8 +70,15 @@ int64 = dtype("int64", np.int64, INTEGRAL, 8)
 float16 = dtype("float16", np.float16, FLOATING, 2)
 float32 = dtype("float32", np.float32, FLOATING, 4)
 float64 = dtype("float64", np.float64, FLOATING, 8)
+# bfloat16: float32's exponent with 8 bits of significand, stored as ml_dtypes' NumPy dtype (whose casts
+# round to nearest even, as PyTorch's). NumPy calls its kind "V", so ask ``is_floating_point``, not ``kind``.
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOATING, 2)
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, bfloat16)
+#: the 16-bit floats: Numba has no arithmetic for them, so the backends compute in float32 and round
+LOW_PRECISION_FLOATS = (float16, bfloat16)
+#: their NumPy dtypes, for the backends' test on a storage (:func:`is_low_precision`)
+LOW_PRECISION_NUMPY = frozenset(d.numpy for d in LOW_PRECISION_FLOATS)
 # Quantized types: a quantized tensor stores these integers, and ``scale * (q - zero_point)``
 # is the value each stands for (see :mod:`minitorch.quantized`). No other tensor has them.
 qint8 = dtype("qint8", np.int8, QUANTIZED, 1)
@@ -80,14 +88,40 @@ QUANTIZED_DTYPES = (qint8, quint8, qint32)
 
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64, "int": int32, "short": int16})
+_BY_NAME.update({"half": float16, "bfloat16": bfloat16, "float": float32, "double": float64, "long": int64, "int": int32, "short": int16})
 
 _default_float = float32
 
 
 #: PyTorch's C++ scalar type names, as its error messages print them ("expected ... Long")
 SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                     "int16": "Short", "int8": "Char", "bool": "Bool", "uint8": "Byte"}
+                     "int16": "Short", "int8": "Char", "bool": "Bool", "uint8": "Byte", "bfloat16": "BFloat16"}
+
+
+def is_low_precision(numpy_dtype: np.dtype) -> bool:
+    """Whether a storage of ``numpy_dtype`` is float16 or bfloat16, which the kernels compute in float32."""
+    return numpy_dtype in LOW_PRECISION_NUMPY
+
+
+_FLOAT32_NUMPY = np.dtype(np.float32)
+
+
+def through_float32(source: np.dtype, target: np.dtype) -> bool:
+    """Whether PyTorch converts ``source`` values to ``target`` by way of float32: a 16-bit float
+    converts directly only to float32 and to the other 16-bit float (its C++ types are built from
+    and read as float), so ``float64 -> bfloat16`` rounds twice, and ``bfloat16 -> int`` reads a float32."""
+    low_source, low_target = source in LOW_PRECISION_NUMPY, target in LOW_PRECISION_NUMPY
+    if low_source == low_target:
+        return False
+    return (target if low_source else source) != _FLOAT32_NUMPY
+
+
+def cast_array(array: np.ndarray, target: np.dtype) -> np.ndarray:
+    """``array`` converted to the NumPy dtype ``target`` as PyTorch converts (:func:`through_float32`);
+    ``array`` itself when it has that dtype."""
+    if through_float32(array.dtype, target):
+        array = array.astype(np.float32)
+    return array.astype(target, copy=False)
 
 
 def scalar_type_name(d: dtype) -> str:
@@ -101,9 +135,9 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Change the default floating dtype (float32 or float64)."""
+    """Change the default floating dtype (any floating dtype, as PyTorch allows)."""
     global _default_float
-    if d not in (float32, float64):
+    if not isinstance(d, dtype) or d.category != FLOATING:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
     _default_float = d
 
@@ -152,7 +186,9 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == FLOATING:
-        return a if a.itemsize >= b.itemsize else b
+        if a.itemsize == b.itemsize:  # float16 with bfloat16: neither holds the other, float32 holds both
+            return float32
+        return a if a.itemsize > b.itemsize else b
     # integers: uint8 with a signed type needs a signed type wider than a byte
     if a is uint8 or b is uint8:
         other = b if a is uint8 else a

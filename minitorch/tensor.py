@@ -497,6 +497,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def half(self) -> "Tensor":
         return self.to(dtypes.float16)
 
+    def bfloat16(self) -> "Tensor":
+        return self.to(dtypes.bfloat16)
+
     def long(self) -> "Tensor":
         return self.to(dtypes.int64)
 
@@ -771,7 +774,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 (op != "div" and op != "sub") or dtype.is_floating_point):
             a, b = self, other  # the common case: no promotion (integer division and subtraction: below)
         elif type(other) in (float, int) and dtype.is_floating_point:
-            a, b = self, _scalar_tensor(other, dtype, self._device)  # a number takes a float tensor's dtype
+            # a number takes a float tensor's dtype; PyTorch multiplies and divides a 16-bit float by
+            # a number in float32 (its ``opmath`` type), where it adds the number rounded to 16 bits
+            scalar_dtype = dtypes.float32 if op in _OPMATH_SCALAR_OPS and dtype in dtypes.LOW_PRECISION_FLOATS else dtype
+            a, b = self, _scalar_tensor(other, scalar_dtype, self._device)
         elif not isinstance(other, (Tensor, Number, np.generic)):
             return NotImplemented
         else:
@@ -1701,6 +1707,11 @@ def _refuse_bool_subtraction(a: Tensor, b: Any) -> None:
     if a_bool or b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+#: the ops whose number operand a 16-bit float tensor meets in float32 (PyTorch's CPU kernels of ``mul``
+#: and ``div`` read it as their ``opmath`` type; ``add`` and ``sub`` round it to the tensor's dtype)
+_OPMATH_SCALAR_OPS = ("mul", "div")
 
 
 def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:

@@ -104,6 +104,7 @@ def typename(obj: Any) -> str:
 
 _LEGACY_NAMES = {
     "FloatTensor": dtypes.float32, "DoubleTensor": dtypes.float64, "HalfTensor": dtypes.float16,
+    "BFloat16Tensor": dtypes.bfloat16,
 }
 
 

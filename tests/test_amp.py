@@ -103,7 +103,7 @@ def test_cuda_autocast_on_cuda_tensors() -> None:
 
 
 def test_an_unsupported_dtype_warns_and_disables() -> None:
-    with pytest.warns(UserWarning, match="CPU Autocast only supports dtypes of minitorch.float16"):
+    with pytest.warns(UserWarning, match="CPU Autocast only supports dtypes of minitorch.bfloat16, minitorch.float16"):
         context = minitorch.autocast("cpu", dtype=minitorch.float64)
     with context:
         assert not minitorch.is_autocast_enabled("cpu")

@@ -2,13 +2,13 @@ r"""``autocast``: run the ops inside a ``with`` block in lower precision where i
 
 .. code-block:: python
 
-    with minitorch.autocast(device_type="cpu", dtype=minitorch.float16):
-        logits = model(x)                 # matmuls, linear layers, convolutions in float16
+    with minitorch.autocast(device_type="cpu", dtype=minitorch.bfloat16):
+        logits = model(x)                 # matmuls, linear layers, convolutions in bfloat16
         loss = F.cross_entropy(logits, y)  # losses and softmax in float32
 
-Which op runs in which precision is decided in :mod:`minitorch.autocast_state`. minitorch has
-no bfloat16, so only ``dtype=float16`` is supported; asking for another dtype warns and
-disables autocast, as PyTorch does for a dtype a device cannot use. As in PyTorch, autocast
+Which op runs in which precision is decided in :mod:`minitorch.autocast_state`. As in PyTorch,
+``dtype`` is bfloat16 (cpu's default) or float16 (cuda's); asking for another dtype warns and
+disables autocast. As in PyTorch, autocast
 for ``"cuda"`` on a machine without a GPU warns and does nothing.
 """
 
@@ -24,7 +24,7 @@ from ..cuda import is_available as cuda_is_available
 #: the device types autocast knows
 AUTOCAST_DEVICE_TYPES = ("cpu", "cuda")
 #: the dtypes autocast can run ops in
-SUPPORTED_DTYPES = (dtypes.float16,)
+SUPPORTED_DTYPES = (dtypes.bfloat16, dtypes.float16)
 
 
 def is_autocast_available(device_type: str) -> bool:

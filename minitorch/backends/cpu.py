@@ -6,9 +6,10 @@ kernels layouts they are fast on (a contiguous last dimension for a reduction). 
 details live here too:
 
 * ``copy`` into another dtype (``.to(dtype)``) is NumPy's cast (:func:`_cast`);
-* Numba has no float16 arithmetic on the CPU, so float16 operands are widened to float32
-  copies and a float16 ``out`` is computed in float32 and rounded into place
-  (:func:`_through_float32`), which is also what NumPy does for half precision;
+* Numba has no float16 or bfloat16 arithmetic, so operands of these 16-bit floats
+  (:func:`.dtypes.is_low_precision`) are widened to float32 copies and a 16-bit ``out`` is
+  computed in float32 and rounded into place (:func:`_through_float32`), as PyTorch's CPU
+  kernels do for both (and NumPy for half precision);
 * bool inputs are read as uint8 (the same bytes), so every op has integer arithmetic to
   compile to; a bool ``out`` stays bool, so a result stored into it becomes ``x != 0``.
 
@@ -27,7 +28,7 @@ Matmul has four paths; ``CpuBackend.matmul`` picks one:
 
 * **The Numba kernel** of task 3.3 (:mod:`.cpu_matmul`, run by :func:`numba_matmul`: blocked, packed, any strides and
   dtypes; at 1024 x 1024 float32 on 2 cores about half of BLAS) for integer and bool dtypes, for
-  float16 (through float32) and for the float products the next two kernels do not take. Tests
+  float16 and bfloat16 (through float32) and for the float products the next two kernels do not take. Tests
   and benchmarks of the students' kernel call :func:`numba_matmul` directly.
 * **The small kernel** (:mod:`.cpu_matmul_small`, given to students, run by :func:`small_matmul`)
   for float32 and float64 products with too few multiply-adds for threads: one serial pass,
@@ -70,7 +71,7 @@ from .coalesce import coalesce, coalesce_around, longest_innermost
 from .cpu_thread_governor import governed
 from .opcodes import code_of
 
-_HALF = np.dtype(np.float16)
+_LOW = dtypes.LOW_PRECISION_NUMPY  # float16 and bfloat16: computed through float32
 _BOOL = np.dtype(np.bool_)
 #: the dtypes whose matmul goes to BLAS (through NumPy) while :data:`use_blas` is set
 _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -217,7 +218,7 @@ _ZERO_STRIDE = np.zeros(1, np.int64)
 def _flat_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, ...]]:
     """Each operand's step (1 or 0) when the elementwise op is one run over ``out``: ``out``
     row-major or dense in another order (:func:`_dense`), each operand either laid out as ``out`` (step 1) or a single element read at
-    every position (step 0, ``x * 2``); all of one NumPy dtype, neither half nor bool (which
+    every position (step 0, ``x * 2``); all of one NumPy dtype, neither a 16-bit float nor bool (which
     :func:`_operand` views as bytes). The common case of a small op, which skips the general
     layout's work. None otherwise."""
     shape, strides, dtype = out.shape, out.strides, out.storage.dtype
@@ -231,7 +232,7 @@ def _flat_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, .
             steps.append(0)
         else:
             return None
-    if dtype is _HALF or dtype is _BOOL or (strides != contiguous_strides(shape) and not _dense(shape, strides)):
+    if dtype in _LOW or dtype is _BOOL or (strides != contiguous_strides(shape) and not _dense(shape, strides)):
         return None
     return tuple(steps)
 
@@ -252,9 +253,9 @@ def _rows_steps(out: TensorData, *operands: TensorData) -> Optional[tuple[int, .
     """``(rows, cols, a_row, a_col, ...)`` when an elementwise op over a row-major ``out`` runs over
     two dimensions once its neighbouring dimensions are merged (:func:`.coalesce.coalesce`): a
     column or a row broadcast, a transposed operand. Each operand's steps along the two; all of
-    one NumPy dtype, neither half nor bool (as :func:`_flat_steps`). None otherwise. Cached per layout."""
+    one NumPy dtype, neither a 16-bit float nor bool (as :func:`_flat_steps`). None otherwise. Cached per layout."""
     dtype = out.storage.dtype
-    if not out.dims or dtype is _HALF or dtype is _BOOL or out.strides != contiguous_strides(out.shape):
+    if not out.dims or dtype in _LOW or dtype is _BOOL or out.strides != contiguous_strides(out.shape):
         return None
     for operand in operands:
         if operand.storage.dtype is not dtype:
@@ -358,30 +359,31 @@ def _cast(a: TensorData, out: TensorData) -> None:
     """``copy`` by NumPy's strided copy, broadcasting ``a``: into another dtype (how
     ``.to(dtype)`` works: a kernel would be compiled anew for each of the 30-odd pairs of
     dtypes), a copy too small for threads or one value into many (see the note above)."""
-    with np.errstate(invalid="ignore", over="ignore"):  # NaN or inf into an int, overflow into float16
-        out.numpy_view()[...] = a.numpy_view()
+    source, target = a.numpy_view(), out.numpy_view()
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN or inf into an int, overflow into a 16-bit float
+        target[...] = source.astype(np.float32) if dtypes.through_float32(source.dtype, target.dtype) else source
 
 
 def _widened(td: TensorData) -> TensorData:
-    """A contiguous float32 copy of a float16 view."""
+    """A contiguous float32 copy of a float16 or bfloat16 view."""
     return TensorData(td.numpy_view().astype(np.float32).reshape(-1), td.shape)
 
 
 def _through_float32(method: Callable[..., None], *args: object) -> None:
-    """Call ``method`` with float32 stand-ins for its float16 views (Numba has no float16).
+    """Call ``method`` with float32 stand-ins for its float16 and bfloat16 views (Numba has neither).
 
-    Float16 inputs become float32 copies; a float16 ``out`` (always the last argument) is
-    computed into a float32 temporary and then rounded into place.
+    16-bit float inputs become float32 copies; a 16-bit float ``out`` (always the last argument) is
+    computed into a float32 temporary and then rounded into place (to nearest even).
     """
     *inputs, out = args
     assert isinstance(out, TensorData)
-    inputs = [_widened(x) if isinstance(x, TensorData) and x.storage.dtype == _HALF else x for x in inputs]
-    if out.storage.dtype != _HALF:
+    inputs = [_widened(x) if isinstance(x, TensorData) and x.storage.dtype in _LOW else x for x in inputs]
+    if out.storage.dtype not in _LOW:
         method(*inputs, out)
         return
     temp = TensorData(np.empty(out.size, np.float32), out.shape)
     method(*inputs, temp)
-    with np.errstate(over="ignore"):  # beyond float16's range is inf, as a float16 op gives
+    with np.errstate(over="ignore"):  # beyond the 16-bit range is inf, as a 16-bit op gives
         out.numpy_view()[...] = temp.storage.reshape(out.shape)
 
 
@@ -424,7 +426,7 @@ def numba_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
     """
     if out.size == 0:
         return
-    if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
+    if a.storage.dtype in _LOW or b.storage.dtype in _LOW or out.storage.dtype in _LOW:
         return _through_float32(numba_matmul, a, b, out)
     batch = out.shape[:-2]
     shape, out_strides = _layout(out)
@@ -568,7 +570,7 @@ class CpuBackend:
         if size == 0:
             return
         a_dtype, out_dtype = a.storage.dtype, out.storage.dtype
-        if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype == _HALF or not kernels.threaded(size)
+        if code == opcodes.COPY and (a_dtype != out_dtype or out_dtype in _LOW or not kernels.threaded(size)
                                      or a.size == 1):
             return _cast(a, out)
         steps = _flat_steps(out, a) if kernels.threaded(size) else None  # (small ops: looked at above)
@@ -576,7 +578,7 @@ class CpuBackend:
             shape, out_strides, a_strides = _flat_layout(out, steps)
             governed(size, kernels.map_entry(code, True), out.buffer, shape, out_strides, a.buffer, a_strides)
             return
-        if a_dtype == _HALF or out_dtype == _HALF:
+        if a_dtype in _LOW or out_dtype in _LOW:
             return _through_float32(self.map, op, a, out)
         if kernels.threaded(size):
             walk = _walk_layout(out, a)
@@ -608,7 +610,7 @@ class CpuBackend:
             shape, out_strides, a_strides, b_strides = _flat_layout(out, steps)
             governed(size, kernels.zip_entry(code, True), out.buffer, shape, out_strides, a.buffer, a_strides, b.buffer, b_strides)
             return
-        if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
+        if a.storage.dtype in _LOW or b.storage.dtype in _LOW or out.storage.dtype in _LOW:
             return _through_float32(self.zip, op, a, b, out)
         if kernels.threaded(size):
             walk = _walk_layout(out, a, b)
@@ -622,7 +624,7 @@ class CpuBackend:
         code = code_of(opcodes.REDUCE_CODES, op)
         if not reduce_has_work(a, dim, out):
             return
-        if a.storage.dtype == _HALF or out.storage.dtype == _HALF:
+        if a.storage.dtype in _LOW or out.storage.dtype in _LOW:
             return _through_float32(self.reduce, op, a, dim, out)
         buffer, shape, a_strides, out_strides, dim = _reduce_layout(a, out, dim)
         shape, a_strides, out_strides, dim = _coalesced_reduction(shape, a_strides, out_strides, dim)
@@ -637,7 +639,7 @@ class CpuBackend:
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
         if not reduce_has_work(a, dim, out):
             return
-        if a.storage.dtype == _HALF:
+        if a.storage.dtype in _LOW:
             return _through_float32(self.arg_reduce, op, a, dim, out)
         shape, a_strides, out_strides, dim = _coalesced_reduction(*_layout(a), _layout(out)[1], dim)
         kernels.launch(a.size, kernels.arg_reduce_entry(code, True), kernels.arg_reduce_entry(code, False),
@@ -649,7 +651,7 @@ class CpuBackend:
         if out.size == 0:
             return
         if not _one_float_dtype(a, b, out):
-            if a.storage.dtype == _HALF or b.storage.dtype == _HALF or out.storage.dtype == _HALF:
+            if a.storage.dtype in _LOW or b.storage.dtype in _LOW or out.storage.dtype in _LOW:
                 return _through_float32(self.matmul, a, b, out)
             return numba_matmul(a, b, out)
         work = out.size * a.shape[-1]
@@ -667,7 +669,7 @@ class CpuBackend:
         """One pass per row by the kernel of :mod:`.cpu_log_softmax`, on contiguous copies where the views are not."""
         if out.size == 0:
             return
-        if a.storage.dtype == _HALF or out.storage.dtype == _HALF:
+        if a.storage.dtype in _LOW or out.storage.dtype in _LOW:
             return _through_float32(self.log_softmax, a, out)
         from . import cpu_log_softmax
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .. import dtypes
 from ..tensor_data import TensorData, expand_strides
 from . import kernel_cache
 from .cpu_kernels import KERNEL_OPTIONS, count, kernel_only, launch, prange_only, serial_twin, start_position, threaded
@@ -32,7 +33,7 @@ from .cpu_walk import first_row, next_row, parts_for, walk_layout
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
 
-_NATIVE_KINDS = "fiu"  # dtype kinds the kernels compile for (float16 is excluded below)
+_NATIVE_KINDS = "fiu"  # dtype kinds the kernels compile for (the 16-bit floats are excluded below)
 
 
 # ---- kernels ----
@@ -145,7 +146,7 @@ def _int64(values: tuple[int, ...] | list[int]) -> np.ndarray:
 
 def _native(*tds: TensorData) -> bool:
     """True when every operand has a dtype the kernels compile for."""
-    return all(td.storage.dtype.kind in _NATIVE_KINDS and td.storage.dtype != np.float16 for td in tds)
+    return all(td.storage.dtype.kind in _NATIVE_KINDS and not dtypes.is_low_precision(td.storage.dtype) for td in tds)
 
 
 def _positions(td: TensorData, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:

@@ -91,7 +91,9 @@ class BlockCache:
         if block is None:
             block = np.empty(nbytes, np.uint8)
             address = block.__array_interface__["data"][0]
-        return np.asarray(_Lease(block, address, self, size, dtype))
+        array = np.asarray(_Lease(block, address, self, size, dtype))
+        # the interface's type string names bfloat16 only as two bytes ("<V2"): read them as it
+        return array if array.dtype == dtype else array.view(dtype)
 
     def give_back(self, block: np.ndarray, address: int) -> None:
         """Keep ``block`` for the next storage of its size (emptying the cache first if it would pass the limit)."""

@@ -10,8 +10,9 @@ strides) with operand strides broadcast to ``out``'s shape, launch configuration
 sizes below are module constants the tests shrink), and three dtype details shared with
 the cpu backend:
 
-* float16 operands are widened to float32 copies on the device and a float16 ``out`` is
-  computed in float32 and rounded into place (only copies convert to and from float16);
+* float16 and bfloat16 operands are widened to float32 copies on the device and a 16-bit ``out``
+  is computed in float32 and rounded into place (only copies convert to and from float16;
+  bfloat16, which Numba has no type for, is read as its bits, :mod:`.cuda_bfloat16`);
 * bool inputs are read as uint8 (the same bytes); a bool ``out`` stays bool;
 * reductions accumulate in float64 (float inputs) or int64 (integer and bool inputs).
 
@@ -31,7 +32,7 @@ from numba import cuda
 from .. import dtypes
 from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
-from . import cuda_log_softmax, cuda_optim, opcodes
+from . import cuda_bfloat16, cuda_log_softmax, cuda_optim, opcodes
 from .base import AdamStep, SgdStep, log_softmax_by_primitives, reduce_has_work
 from .cuda_launch import launch
 from .cuda_matmul_blocked import blocked_matmul_kernel, check_blocking
@@ -59,8 +60,11 @@ BLOCKED_MATMUL = (64, 64, 8, 4, 4)
 #: one per multiprocessor, the students' kernel's 16x more, smaller blocks keep more of them busy
 BLOCKED_MIN_BLOCKS = 128
 
-_HALF = np.dtype(np.float16)
+_BFLOAT16 = dtypes.bfloat16.numpy
+_LOW = dtypes.LOW_PRECISION_NUMPY  # float16 and bfloat16: computed through float32
 _FLOAT = np.dtype(np.float32)
+#: bfloat16 storage read as its bits: int16 views (a minitorch dtype) for copies, unsigned for the kernels
+_BITS16, _UNSIGNED16, _UNSIGNED32 = np.dtype(np.int16), np.dtype(np.uint16), np.dtype(np.uint32)
 _BOOL = np.dtype(np.bool_)
 #: dtypes the GPU adds atomically; the others accumulate in a wider copy of their storage
 _ATOMIC = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64)}
@@ -81,8 +85,17 @@ def _strides_in(a: TensorData, out: TensorData) -> Strides:
 
 
 def _operand(td: TensorData) -> Any:
-    """The device array a kernel reads: bool as uint8, so integer arithmetic compiles for it."""
-    return td.storage.view(np.uint8) if td.storage.dtype == _BOOL else td.storage
+    """The device array a kernel reads: bool as uint8, so integer arithmetic compiles for it;
+    bfloat16 as its bits (int16: only copies and gathers, which move bits, see it so)."""
+    dtype = td.storage.dtype
+    if dtype == _BOOL:
+        return td.storage.view(np.uint8)
+    return td.storage.view(_BITS16) if dtype == _BFLOAT16 else td.storage
+
+
+def _bits(td: TensorData) -> TensorData:
+    """The view ``td`` of a bfloat16 storage read as its bits (int16)."""
+    return TensorData(td.storage.view(_BITS16), td.shape, td.strides, td.offset)
 
 
 def _dense(out: TensorData, *operands: TensorData) -> bool:
@@ -106,8 +119,8 @@ def _accumulator(dtype: np.dtype) -> Any:
 
 
 def _wider(dtype: np.dtype) -> np.dtype:
-    """The dtype with atomic adds that stands in for ``dtype`` (float16 -> float32, else int64)."""
-    return _FLOAT if dtype == _HALF else np.dtype(np.int64)
+    """The dtype with atomic adds that stands in for ``dtype`` (a 16-bit float -> float32, else int64)."""
+    return _FLOAT if dtype in _LOW else np.dtype(np.int64)
 
 
 def _contiguous(size: int, dtype: np.dtype, shape: Shape) -> TensorData:
@@ -159,24 +172,40 @@ class CudaBackend:
         """Wait for every launched kernel to finish."""
         cuda.synchronize()
 
-    # ---- float16 ----
+    # ---- float16 and bfloat16 ----
 
     def _widened(self, td: TensorData) -> TensorData:
-        """A contiguous float32 copy (on the device) of a float16 view."""
+        """A contiguous float32 copy (on the device) of a float16 or bfloat16 view."""
         wide = _contiguous(td.size, _FLOAT, td.shape)
-        self._launch_map(opcodes.COPY, td, wide)
+        if td.storage.dtype != _BFLOAT16:
+            self._launch_map(opcodes.COPY, td, wide)
+            return wide
+        bits = _contiguous(td.size, _BITS16, td.shape)
+        self._launch_map(opcodes.COPY, _bits(td), bits)
+        launch(cuda_bfloat16.widen_kernel, _blocks(td.size, THREADS_PER_BLOCK), THREADS_PER_BLOCK,
+               td.size, wide.storage.view(_UNSIGNED32), bits.storage.view(_UNSIGNED16))
         return wide
 
+    def _rounded_into(self, wide: TensorData, out: TensorData) -> None:
+        """Round the contiguous float32 ``wide`` into the float16 or bfloat16 view ``out``."""
+        if out.storage.dtype != _BFLOAT16:
+            self._launch_map(opcodes.COPY, wide, out)
+            return
+        bits = _contiguous(out.size, _BITS16, out.shape)
+        launch(cuda_bfloat16.round_kernel, _blocks(out.size, THREADS_PER_BLOCK), THREADS_PER_BLOCK,
+               out.size, bits.storage.view(_UNSIGNED16), wide.storage.view(_UNSIGNED32))
+        self._launch_map(opcodes.COPY, bits, _bits(out))
+
     def _through_float32(self, method: Callable[..., None], *args: Any) -> None:
-        """Call ``method`` with float32 stand-ins for its float16 views (the last one is ``out``)."""
+        """Call ``method`` with float32 stand-ins for its 16-bit float views (the last one is ``out``)."""
         *inputs, out = args
-        inputs = [self._widened(x) if isinstance(x, TensorData) and x.storage.dtype == _HALF else x for x in inputs]
-        if out.storage.dtype != _HALF:
+        inputs = [self._widened(x) if isinstance(x, TensorData) and x.storage.dtype in _LOW else x for x in inputs]
+        if out.storage.dtype not in _LOW:
             method(*inputs, out)
             return
         temp = _contiguous(out.size, _FLOAT, out.shape)
         method(*inputs, temp)
-        self._launch_map(opcodes.COPY, temp, out)
+        self._rounded_into(temp, out)
 
     # ---- the primitives ----
 
@@ -186,7 +215,7 @@ class CudaBackend:
         launch(
             kernels.map_kernel, blocks, THREADS_PER_BLOCK,
             code, out.size, _dense(out, a),
-            out.storage, out.offset, shape, out_strides,
+            _bits(out).storage if out.storage.dtype == _BFLOAT16 else out.storage, out.offset, shape, out_strides,
             _operand(a), a.offset, _strides_in(a, out),
         )
 
@@ -194,9 +223,13 @@ class CudaBackend:
         code = code_of(opcodes.UNARY_CODES, op)
         if out.size == 0:
             return
-        halves = (a.storage.dtype == _HALF) + (out.storage.dtype == _HALF)
-        if halves and not (code == opcodes.COPY and {a.storage.dtype, out.storage.dtype} <= {_HALF, _FLOAT}):
-            # only float32 <-> float16 converts directly; everything else goes through float32
+        a_dtype, out_dtype = a.storage.dtype, out.storage.dtype
+        if a_dtype in _LOW or out_dtype in _LOW:
+            if code == opcodes.COPY and a_dtype == out_dtype:  # the same bits (bfloat16's as uint16)
+                return self._launch_map(code, a, out)
+            if code == opcodes.COPY and _BFLOAT16 not in (a_dtype, out_dtype) and _FLOAT in (a_dtype, out_dtype):
+                return self._launch_map(code, a, out)  # float32 <-> float16 converts directly
+            # everything else goes through float32
             return self._through_float32(self.map, op, a, out)
         self._launch_map(code, a, out)
 
@@ -204,7 +237,7 @@ class CudaBackend:
         code = code_of(opcodes.BINARY_CODES, op)
         if out.size == 0:
             return
-        if _HALF in (a.storage.dtype, b.storage.dtype, out.storage.dtype):
+        if a.storage.dtype in _LOW or b.storage.dtype in _LOW or out.storage.dtype in _LOW:
             return self._through_float32(self.zip, op, a, b, out)
         shape, out_strides = _layout(out)
         blocks = _blocks(out.size, THREADS_PER_BLOCK)
@@ -229,7 +262,7 @@ class CudaBackend:
         code = code_of(opcodes.REDUCE_CODES, op)
         if not reduce_has_work(a, dim, out):
             return
-        if _HALF in (a.storage.dtype, out.storage.dtype):
+        if a.storage.dtype in _LOW or out.storage.dtype in _LOW:
             return self._through_float32(self.reduce, op, a, dim, out)
         acc = _accumulator(a.storage.dtype)
         start = acc(1 if code == opcodes.PROD else 0)
@@ -240,7 +273,7 @@ class CudaBackend:
         code = code_of(opcodes.ARG_REDUCE_CODES, op)
         if not reduce_has_work(a, dim, out):
             return
-        if a.storage.dtype == _HALF:
+        if a.storage.dtype in _LOW:
             return self._through_float32(self.arg_reduce, op, a, dim, out)
         blocks, threads, args = self._reduce_launch(a, out, dim)
         launch(kernels.arg_reduce_kernel(REDUCE_THREADS, _accumulator(a.storage.dtype)), blocks, threads, code, *args)
@@ -248,7 +281,7 @@ class CudaBackend:
     def matmul(self, a: TensorData, b: TensorData, out: TensorData) -> None:
         if out.size == 0:
             return
-        if _HALF in (a.storage.dtype, b.storage.dtype, out.storage.dtype):
+        if a.storage.dtype in _LOW or b.storage.dtype in _LOW or out.storage.dtype in _LOW:
             return self._through_float32(self.matmul, a, b, out)
         batch = out.shape[:-2]
         n, m = out.shape[-2], out.shape[-1]
@@ -284,7 +317,7 @@ class CudaBackend:
 
     def _adding_into(self, out: TensorData, add: Callable[[TensorData], None]) -> None:
         """Run ``add(view)`` on ``out``, or on a widened copy of its whole storage when the GPU
-        has no atomic add for its dtype (float16, uint8, bool); the copy is then cast back."""
+        has no atomic add for its dtype (float16, bfloat16, uint8, bool); the copy is then cast back."""
         if out.storage.dtype in _ATOMIC:
             add(out)
             return
@@ -315,7 +348,7 @@ class CudaBackend:
             return
         shape, out_strides = _layout(out)
         blocks = _blocks(out.size, THREADS_PER_BLOCK)
-        target = out.storage.view(np.uint8) if out.storage.dtype == _BOOL else out.storage
+        target = _operand(out)
         launch(
             kernels.gather_kernel, blocks, THREADS_PER_BLOCK,
             out.size, dim, target, out.offset, shape, out_strides,
@@ -341,11 +374,11 @@ class CudaBackend:
     # ---- fused ops ----
 
     def log_softmax(self, a: TensorData, out: TensorData) -> None:
-        """One launch (:mod:`.cuda_log_softmax`), the primitives' results bit for bit; float16 by the primitives."""
+        """One launch (:mod:`.cuda_log_softmax`), the primitives' results bit for bit; 16-bit floats by the primitives."""
         if out.size == 0:
             return
         dtype = out.storage.dtype
-        if _HALF in (a.storage.dtype, dtype):
+        if a.storage.dtype in _LOW or dtype in _LOW:
             log_softmax_by_primitives(self, a, out)
             return
         rows, width = a.shape

@@ -46,7 +46,7 @@ def _float_result(*operands: Operand) -> dtypes.dtype:
 #: ATen's names of the dtypes, as its error messages print them
 _SCALAR_NAMES = {dtypes.float16: "Half", dtypes.float32: "Float", dtypes.float64: "Double", dtypes.int64: "Long",
                  dtypes.int32: "Int", dtypes.int16: "Short", dtypes.int8: "Char", dtypes.uint8: "Byte",
-                 dtypes.bool_: "Bool"}
+                 dtypes.bool_: "Bool", dtypes.bfloat16: "BFloat16"}
 
 
 def _numpy_name(kind: dtypes.dtype) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from ..autograd.function import Context, Function
-from ..dispatch import matmul_op, zip_op
-from .. import autocast_state
+from ..dispatch import map_op, matmul_op, zip_op
+from .. import autocast_state, dtypes
 
 if TYPE_CHECKING:  # tensor.py imports this module
     from ..tensor import Tensor
@@ -80,6 +80,10 @@ class Addmm(Function):
             ctx.grad_fn_name = "MmBackward0"
         ctx.save_for_backward(weight_t if ctx.needs_input_grad[1] else None, x if ctx.needs_input_grad[2] else None)
         ctx.weight_t_column_major = ctx.needs_input_grad[2] and is_column_major(weight_t)
+        if bias is not None and x.dtype in dtypes.LOW_PRECISION_FLOATS:
+            # PyTorch adds the bias to the float32 product of 16-bit floats and rounds once
+            wide = matmul_op(x, weight_t, dtypes.float32)
+            return map_op("copy", zip_op("add", wide, bias, out=wide), out_dtype=x.dtype)
         out = matmul_op(x, weight_t)
         return out if bias is None else zip_op("add", out, bias, out=out)
 

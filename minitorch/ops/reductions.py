@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import dtypes
 from ..autograd.function import Context, Function
 from ..dispatch import arg_reduce_op, gather_op, reduce_op, reshaped_result
 from ..tensor_data import TensorData
@@ -55,6 +56,18 @@ def _one_hot_along(indices: Tensor, shape: tuple[int, ...], dim: int, dtype: obj
     return (positions == indices).to(dtype)
 
 
+def _summed(a: Tensor, dims: tuple[int, ...], keepdim: bool, dtype: dtypes.dtype) -> Tensor:
+    """The sum of ``a`` over ``dims`` (not empty) as ``dtype``. A 16-bit float sums in float32 through
+    every reduction and rounds once at the end, as PyTorch's accumulation in its ``opmath`` type."""
+    wide = dtypes.float32 if a.dtype in dtypes.LOW_PRECISION_FLOATS else None
+    out, merged = _merged_runs(a, dims)  # neighbouring reduced dimensions as one
+    for d in sorted(merged, reverse=True):  # innermost first: the others then shrink
+        out = reduce_op("sum", out, d, wide)
+    # each reduction kept its dimension, as 1; merged ones are split again
+    out = reshaped_result(out, _reduced_shape(a.shape, dims) if keepdim else _drop_dims(a.shape, dims))
+    return out if out.dtype is dtype else out.to(dtype)
+
+
 class Sum(Function):
     r""":math:`s = \sum_{i \in \mathrm{dims}} a_i`; every summed element gets the gradient of :math:`s`."""
 
@@ -65,11 +78,7 @@ class Sum(Function):
         ctx.dims = dims
         if not dims:  # a 0-d tensor: its value, in a tensor of its own
             return a.clone()
-        out, merged = _merged_runs(a, dims)  # neighbouring reduced dimensions as one
-        for d in sorted(merged, reverse=True):  # innermost first: the others then shrink
-            out = reduce_op("sum", out, d)
-        # each reduction kept its dimension, as 1; merged ones are split again
-        return reshaped_result(out, _reduced_shape(a.shape, dims) if keepdim else _drop_dims(a.shape, dims))
+        return _summed(a, dims, keepdim, a.dtype)
         # END SOLUTION
 
     @staticmethod
@@ -87,6 +96,11 @@ class Mean(Function):
     def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool, count: int, all_dims: bool) -> Tensor:
         ctx.count = count
         ctx.grad_fn_name = "MeanBackward0" if all_dims else "MeanBackward1"
+        ctx.input_shape, ctx.dims = a.shape, dims
+        if not dims:
+            return a / count
+        if a.dtype in dtypes.LOW_PRECISION_FLOATS:  # divided in float32, rounded once (as PyTorch's)
+            return (_summed(a, dims, keepdim, dtypes.float32) / count).to(a.dtype)
         return Sum.forward(ctx, a, dims, keepdim) / count
 
     @staticmethod

@@ -45,10 +45,11 @@ Number = Union[int, float]
 
 #: the C++ names PyTorch's range errors give each dtype
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long", "int32": "int",
-              "int16": "short", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+              "int16": "short", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "bfloat16": "c10::BFloat16"}
 INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 #: integers a float dtype holds exactly: :math:`[-2^d, 2^d]` with ``d`` its significand digits
-_FLOAT_DIGITS = {"float16": 11, "float32": 24, "float64": 53}
+_FLOAT_DIGITS = {"float16": 11, "float32": 24, "float64": 53, "bfloat16": 8}
 
 
 def _cpp(value: float) -> str:

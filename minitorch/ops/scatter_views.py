@@ -17,7 +17,7 @@ from ..tensor import Tensor, add_tensor_methods
 #: ATen's names of the dtypes, as its error messages print them
 _SCALAR_NAMES = {dtypes.float16: "Half", dtypes.float32: "Float", dtypes.float64: "Double", dtypes.int64: "Long",
                  dtypes.int32: "Int", dtypes.int16: "Short", dtypes.int8: "Char", dtypes.uint8: "Byte",
-                 dtypes.bool_: "Bool"}
+                 dtypes.bool_: "Bool", dtypes.bfloat16: "BFloat16"}
 
 
 def _check_fits(src: Tensor, view: Tensor) -> None:

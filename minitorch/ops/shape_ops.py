@@ -222,7 +222,7 @@ ger = outer
 
 #: the C++ type names PyTorch's mask errors print for each dtype
 _C_TYPE_NAMES = {"int64": "long int", "int32": "int", "float64": "double", "float32": "float", "float16": "c10::Half", "uint8": "unsigned char",
-                  "int16": "short int", "int8": "signed char"}
+                  "int16": "short int", "int8": "signed char", "bfloat16": "c10::BFloat16"}
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A002

@@ -54,13 +54,13 @@ ENTRY_KEYS = {"dtype", "shape", "data_offsets"}
 
 CODES = {
     dtypes.bool_: "BOOL", dtypes.uint8: "U8", dtypes.int8: "I8", dtypes.int16: "I16", dtypes.int32: "I32", dtypes.int64: "I64",
-    dtypes.float16: "F16", dtypes.float32: "F32", dtypes.float64: "F64",
+    dtypes.float16: "F16", dtypes.float32: "F32", dtypes.float64: "F64", dtypes.bfloat16: "BF16",
 }
 DTYPES_BY_CODE = {code: d for d, code in CODES.items()}
 #: the reference writer's layout: dtypes in this order (element sizes never grow), then names
-LAYOUT_ORDER = ("I64", "F64", "F32", "I32", "F16", "I16", "U8", "I8", "BOOL")
+LAYOUT_ORDER = ("I64", "F64", "F32", "I32", "BF16", "F16", "I16", "U8", "I8", "BOOL")
 #: safetensors dtypes that exist but minitorch has no dtype for
-FOREIGN_CODES = ("BF16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F4", "F6_E2M3", "F6_E3M2", "E8M0")
+FOREIGN_CODES = ("U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F4", "F6_E2M3", "F6_E3M2", "E8M0")
 
 
 def _bad(what: str) -> SerializationError:
