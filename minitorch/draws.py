@@ -23,6 +23,11 @@ dtype: 24 for float32, 53 for float64):
 * gamma: Marsaglia and Tsang's rejection method, one value at a time, on float64 uniforms and
   normals drawn one at a time (below :math:`\alpha = 1` boosted by :math:`u^{1/\alpha}`).
 
+The 16-bit floats (float16, bfloat16) draw as float32 (their "opmath" type) and round once at
+the end: a uniform of float32's 24 digits, moved back to ``a`` where rounding lifted it to ``b``;
+a normal fill of whole blocks of 16, each of its own 16 float32 uniforms, then a last block of 16
+fresh ones when the count is not a multiple of 16 (PyTorch's fill buffers one block at a time).
+
 Float32 fills of 16 or more normals compute ``log``, ``sin`` and ``cos`` in single precision step by
 step as PyTorch's vectorised x86 kernel does (:mod:`minitorch.cephes_float32`); on CPUs where
 PyTorch uses the C library's functions instead, its values may differ in the last bit.
@@ -36,6 +41,7 @@ from typing import Union
 import numpy as np
 
 from . import cephes_float32
+from .dtypes import cast_array, is_low_precision
 from .mersenne import WORD_BITS, MersenneStream
 from .rounding import fused_multiply_add_in
 
@@ -80,13 +86,26 @@ def unit_uniform(stream: MersenneStream, count: int, dtype: np.dtype) -> np.ndar
     return (stream.words32(count) & mask).astype(np.float32) * np.float32(2.0**-digits)
 
 
+def opmath(dtype: np.dtype) -> np.dtype:
+    """The dtype PyTorch's kernels compute a float ``dtype`` in: float64 for float64, else float32."""
+    return FLOAT64 if np.dtype(dtype) == FLOAT64 else FLOAT32
+
+
 def uniform(stream: MersenneStream, count: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
-    """``count`` uniform values on ``[low, high)`` of ``dtype``: the bounds are cast to ``dtype`` first."""
+    """``count`` uniform values on ``[low, high)`` of ``dtype``: the bounds are cast to ``dtype``
+    first (to float32 for the 16-bit floats, which draw float32 values and round them once)."""
     dtype = np.dtype(dtype)
-    unit = unit_uniform(stream, count, dtype)  # one read of words: atomic under the twister's own lock
-    compute = unit.dtype.type
-    start, stop = compute(dtype.type(low)), compute(dtype.type(high))
-    return fused_multiply_add_in(unit.dtype, unit, stop - start, start).astype(dtype)
+    compute = opmath(dtype)
+    unit = unit_uniform(stream, count, compute)  # one read of words: atomic under the twister's own lock
+    if not is_low_precision(dtype):
+        start, stop = compute.type(dtype.type(low)), compute.type(dtype.type(high))
+        return fused_multiply_add_in(compute, unit, stop - start, start).astype(dtype)
+    start, stop = compute.type(low), compute.type(high)
+    values = cast_array(fused_multiply_add_in(compute, unit, stop - start, start), dtype)
+    # a value that rounding lifted to the upper bound becomes the lower one (still in [low, high))
+    lower, upper = cast_array(np.array([low, high]), dtype)
+    values[values == upper] = lower
+    return values
 
 
 def _box_muller_pairs(stream: MersenneStream, pairs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -138,16 +157,16 @@ def _box_muller_blocks(unit: np.ndarray, mean: float, std: float) -> np.ndarray:
 def normal_fill(stream: MersenneStream, count: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
     """``count`` (at least 16) normals of a float ``dtype`` the way a contiguous fill draws them."""
     dtype = np.dtype(dtype)
-    compute = FLOAT64 if dtype == FLOAT64 else FLOAT32
-    with stream.lock:
-        unit = unit_uniform(stream, count, dtype).astype(compute)
-        tail = unit_uniform(stream, NORMAL_BLOCK, dtype).astype(compute) if count % NORMAL_BLOCK else None
+    compute = opmath(dtype)
     whole = count - count % NORMAL_BLOCK
-    values = np.empty_like(unit)  # every value is written below: the blocks, then the last 16 again
+    with stream.lock:  # a 16-bit fill draws its whole blocks only, then the last 16
+        unit = unit_uniform(stream, whole if is_low_precision(dtype) else count, compute)
+        tail = unit_uniform(stream, NORMAL_BLOCK, compute) if count % NORMAL_BLOCK else None
+    values = np.empty(count, compute)  # every value is written below: the blocks, then the last 16 again
     values[:whole] = _box_muller_blocks(unit[:whole].reshape(-1, NORMAL_BLOCK), mean, std).reshape(-1)
     if tail is not None:
         values[count - NORMAL_BLOCK :] = _box_muller_blocks(tail.reshape(1, NORMAL_BLOCK), mean, std).reshape(-1)
-    return values.astype(dtype)
+    return cast_array(values, dtype)
 
 
 def normal(stream: MersenneStream, count: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0,
@@ -155,7 +174,7 @@ def normal(stream: MersenneStream, count: int, dtype: np.dtype, mean: float = 0.
     """``count`` normals of ``dtype``: a block fill for 16 or more contiguous values, else one at a time."""
     if contiguous and count >= NORMAL_FILL_MIN:
         return normal_fill(stream, count, dtype, mean, std)
-    return normal_one_at_a_time(stream, count, mean, std).astype(dtype)
+    return cast_array(normal_one_at_a_time(stream, count, mean, std), np.dtype(dtype))
 
 
 def integers(stream: MersenneStream, count: int, low: int, high: int) -> np.ndarray:
@@ -179,7 +198,7 @@ def default_integers(stream: MersenneStream, count: int, dtype: np.dtype, is_boo
     words = stream.words64(count) if wide else stream.words32(count)
     if is_bool:
         return (words & np.uint64(1)).astype(np.int64)
-    if dtype.kind == "f":
+    if dtype.kind == "f" or is_low_precision(dtype):  # bfloat16's NumPy kind is "V"
         modulus = 2 ** significand_digits(dtype) + 1
     else:
         modulus = int(np.iinfo(dtype).max) + 1

@@ -234,3 +234,39 @@ def test_float64_draws_match_pytorch_bit_for_bit() -> None:
     minitorch.manual_seed(5)
     for ours, theirs in zip((t.numpy() for t in draws(minitorch)), expected):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def _sixteen_bit_draws(lib: Any, name: str, count: int) -> list[Any]:
+    """Every sampler that fills a float16 or bfloat16 tensor, as float32 values (exact for both)."""
+    d = getattr(lib, name)
+    made = [lib.rand(count, dtype=d), lib.randn(count, dtype=d), lib.empty(count, dtype=d).normal_(1.0, 2.0),
+            lib.empty(count, dtype=d).uniform_(-0.3, 0.7), lib.empty(count, dtype=d).exponential_(),
+            lib.empty(count, dtype=d).cauchy_(), lib.empty(count, dtype=d).log_normal_(),
+            lib.empty(count, dtype=d).geometric_(0.3), lib.empty(count, dtype=d).random_(),
+            lib.empty(count, dtype=d).random_(3, 20), lib.randint(0, 100, (count,), dtype=d),
+            lib.bernoulli(lib.full((count,), 0.3, dtype=d)), lib.empty(count, 3, dtype=d).t().normal_()]
+    return [t.float() for t in made]
+
+
+@pytest.mark.skipif(platform.machine() not in X86, reason="PyTorch fills normals with its x86 vector kernel only there")
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("count", [8, 20, 37, 4099])
+def test_sixteen_bit_floats_draw_pytorchs_float32_numbers_rounded_once(name: str, count: int) -> None:
+    """PyTorch draws the 16-bit floats in float32 and rounds: a uniform of 24 bits (lifted to the
+    upper bound by rounding, it becomes the lower one), a normal fill buffered one block of 16 at
+    a time; the rest from float64 values rounded through float32."""
+    torch = import_torch()
+    torch.manual_seed(2)
+    expected = [t.numpy() for t in _sixteen_bit_draws(torch, name, count)]
+    minitorch.manual_seed(2)
+    got = [t.numpy() for t in _sixteen_bit_draws(minitorch, name, count)]
+    for ours, theirs in zip(got, expected):
+        np.testing.assert_array_equal(ours, theirs)
+    assert minitorch.get_rng_state().tolist() == torch.get_rng_state().tolist()
+
+
+def test_a_sixteen_bit_uniform_never_reaches_its_upper_bound() -> None:
+    """Rounded to 8 significant bits, a float32 draw above 1 - 2**-9 would be 1.0: it becomes 0."""
+    minitorch.manual_seed(0)
+    values = minitorch.rand(200_000, dtype=minitorch.bfloat16).float().numpy()
+    assert values.max() < 1.0 and (values == 0.0).sum() > 100  # about 2**-9 of them, not ~2**-24
