@@ -103,6 +103,8 @@ from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 from .compiler import compile  # noqa: E402,A001 - torch.compile, with the eager backend
 # ---- distributed: collectives over MPI, as torch.distributed (issue 20) ----
 from . import distributed  # noqa: E402,F401 - mpi4py is imported only by init_process_group
+from .ops import shared_memory as _shared_memory  # noqa: E402,F401 - attaches Tensor.share_memory_, is_shared
+from . import multiprocessing  # noqa: E402,F401 - torch.multiprocessing: tensors sent as shared memory
 from . import amp  # noqa: E402 - autocast and GradScaler, built on nn's losses
 from .amp import autocast  # noqa: E402
 from .amp import cuda_amp as _cuda_amp  # noqa: E402

@@ -23,14 +23,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "minitorch"
 
 #: the layers, lowest first (a module is in the first layer one of whose prefixes it starts with)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("dtypes", "size", "device", "operators", "shapes", "keywords", "return_types", "type_info", "autocast_state", "deterministic", "rounding", "tensor_data", "memory_formats", "scalar", "scalar_functions", "autodiff", "mersenne", "draws", "cephes_float32",
+    ("dtypes", "size", "device", "operators", "shapes", "keywords", "return_types", "type_info", "autocast_state", "deterministic", "rounding", "tensor_data", "shared_memory", "memory_formats", "scalar", "scalar_functions", "autodiff", "mersenne", "draws", "count_draws", "c_math", "cephes_float32",
      "utils/hooks"),
     ("backends/",),
     ("dispatch", "conv_dispatch", "pool_dispatch", "optim_dispatch", "loss_dispatch", "rnn_dispatch", "index_checks"),
     ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types", "quantized/", "toplevel_extra"),
     ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
-     "distributed/", "compiler", "ao/", "func/", "functional_aliases", "special", "testing"),
+     "distributed/", "multiprocessing/", "compiler", "ao/", "func/", "functional_aliases", "special", "testing"),
     ("course/", "cli", "train", "train_ranks", "datasets", "demo", "milestones/", "warmup", "__main__", "__init__"),
 )
 

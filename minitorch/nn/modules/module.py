@@ -31,6 +31,7 @@ from ...device import device as Device
 from ...memory_formats import CHANNELS_LAST_RANKS, check_memory_format
 from ...tensor import Tensor
 from ...utils.hooks import RemovableHandle
+from ...ops.shared_memory import share_tensors
 from ..parameter import Buffer, Parameter, is_lazy
 from ._backward_hooks import BackwardHook
 
@@ -518,6 +519,27 @@ class Module:
                 self._buffers[name] = fn(buffer)
         return self
         # END SOLUTION
+
+    def share_memory(self) -> "Module":
+        """Move every parameter, parameter gradient and buffer into shared memory, in place
+        (``Tensor.share_memory_``, as PyTorch's ``_apply`` of it); returns ``self``."""
+        tensors: list[Tensor] = []
+        for module in self.modules():
+            for param in module._parameters.values():
+                if param is None:
+                    continue
+                if is_lazy(param):
+                    param.share_memory_()  # PyTorch's error: nothing to share yet
+                tensors.append(param)
+                if param.grad is not None:
+                    tensors.append(param.grad)
+            for buffer in module._buffers.values():
+                if buffer is not None:
+                    if is_lazy(buffer):
+                        buffer.share_memory_()
+                    tensors.append(buffer)
+        share_tensors(tensors)
+        return self
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)``, in place; returns ``self``.
