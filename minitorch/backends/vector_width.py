@@ -62,3 +62,24 @@ def prefer_full_vector_width() -> bool:
         return False
     config.CPU_FEATURES = features
     return True
+
+
+#: bytes of a SIMD register by the feature that brings it (the widest present wins)
+REGISTER_BYTES = (("+avx512f", 64), ("+avx", 32))
+#: SIMD register bytes where no feature above is present (SSE2 on x86-64, NEON on ARM)
+BASELINE_REGISTER_BYTES = 16
+
+
+def compiled_vector_bytes() -> int:
+    """The widest vector Numba's code uses in this process: 64 with AVX-512 once its 256-bit
+    preference is off (:func:`prefer_full_vector_width`), 32 with AVX or AVX2 (or AVX-512 with the
+    preference on), 16 otherwise (``NUMBA_CPU_NAME=generic``, whose features Numba empties)."""
+    # Numba's own choice: the features set in its configuration, else the host's
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None else codegen.get_host_cpu_features()
+    flags = set(features.split(","))
+    for flag, size in REGISTER_BYTES:
+        if flag in flags:
+            if size == 64 and f"-{PREFER_256_BIT}" not in flags:
+                continue
+            return size
+    return BASELINE_REGISTER_BYTES
