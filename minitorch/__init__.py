@@ -69,6 +69,7 @@ from .autograd import graph as _autograd_graph  # noqa: F401 - minitorch.autogra
 from .autograd import forward_ad as _autograd_forward_ad  # noqa: F401 - minitorch.autograd.forward_ad, as torch.autograd.forward_ad
 from .autograd import gradcheck as _autograd_gradcheck  # the module; the name goes to the function below
 from .ops.sampling import bernoulli, logspace, multinomial, normal
+from .ops.count_sampling import binomial, poisson
 from .ops.counting import bincount, histc
 from .ops import legacy_methods  # noqa: F401 - attaches Tensor.select, dist, ravel, new, resize_
 from .ops.reductions_extra import (

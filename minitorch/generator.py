@@ -108,8 +108,8 @@ class Generator:
         return self._stream
 
     def numpy_generator(self) -> np.random.Generator:
-        """A NumPy generator over this stream's words, for the samplers not written word by word as
-        PyTorch's here (Poisson, binomial): they advance the same stream."""
+        """A NumPy generator over this stream's words (it advances the same stream); minitorch's own
+        samplers draw word by word as PyTorch's do instead (:mod:`minitorch.draws`)."""
         _refuse_if_forbidden()
         return self._numpy
 

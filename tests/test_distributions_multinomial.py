@@ -153,7 +153,7 @@ def test_sample_shapes_and_support(name: str, sample_shape: tuple[int, ...]) -> 
         d.rsample(sample_shape)
 
 
-def test_sample_is_numpys_multinomial_on_the_generator() -> None:
+def test_sample_draws_from_the_generator() -> None:
     """Draws repeat after ``manual_seed``, differ without it, and never pick a category of probability 0."""
     d = MAKERS["probs"](minitorch)
     minitorch.manual_seed(SEED)

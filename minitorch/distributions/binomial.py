@@ -1,22 +1,21 @@
 r"""``Binomial``: successes in :math:`n` independent trials of probability :math:`p`,
 :math:`P(k) = \binom{n}{k} p^k (1 - p)^{n - k}`, given by ``probs`` or ``logits`` (the other computed on
-demand, as for ``Bernoulli``), with :math:`\log k! = \log\Gamma(k + 1)` (``lgamma``). Draws come from
-NumPy's binomial sampler on minitorch's generator stream, outside the graph (no ``rsample``, as in PyTorch)."""
+demand, as for ``Bernoulli``), with :math:`\log k! = \log\Gamma(k + 1)` (``lgamma``). Draws are
+``minitorch.binomial``'s of ``total_count`` and ``probs`` expanded to the sample's shape, outside the
+graph (no ``rsample``), as in PyTorch, so after a seed they are PyTorch's numbers."""
 
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
 from ..autograd.grad_mode import no_grad
 from ..creation import arange
+from ..ops.count_sampling import binomial
 from ..tensor import Tensor
 from . import constraints
 from .categorical import BinaryParameters, one_parameter
 from .constraints import Constraint
 from .distribution import Distribution, as_tensor, broadcast_all
-from .numpy_draws import as_draws, host_array, numpy_generator_of
 
 
 def _clamp_by_zero(x: Tensor) -> Tensor:
@@ -73,9 +72,7 @@ class Binomial(BinaryParameters, Distribution):
     def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
-            trials = host_array(self.total_count, shape).astype(np.int64)
-            drawn = numpy_generator_of(self._param).binomial(trials, host_array(self.probs, shape))
-            return as_draws(drawn, self._param)
+            return binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value: Any) -> Tensor:
         r""":math:`\log\binom{n}{k} + k\ell - n\left(\max(\ell, 0) + \log(1 + e^{-|\ell|})\right)`, stable for any :math:`\ell`."""

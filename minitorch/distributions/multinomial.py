@@ -7,17 +7,16 @@ last dimension as for ``Categorical``),
 
 As in PyTorch, ``total_count`` :math:`n` is one Python ``int`` for the whole batch, ``log_prob``
 takes :math:`n` from the value (:math:`\sum_k x_k`, which the support only bounds by ``total_count``),
-and the entropy sums over the Binomial marginals :math:`x_k \sim \mathrm{Binomial}(n, p_k)`. Draws come
-from NumPy's multinomial sampler on minitorch's generator stream, outside the graph (no ``rsample``).
+and the entropy sums over the Binomial marginals :math:`x_k \sim \mathrm{Binomial}(n, p_k)`. Draws are
+PyTorch's: :math:`n` categorical draws per sample, tallied, outside the graph (no ``rsample``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
 from ..autograd.grad_mode import no_grad
+from ..creation import ones_like, zeros
 from ..creation import tensor as make_tensor
 from ..tensor import Tensor
 from . import constraints
@@ -25,7 +24,6 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .constraints import Constraint
 from .distribution import Distribution, broadcast_all
-from .numpy_draws import as_draws, host_array, numpy_generator_of
 
 #: PyTorch's error for a ``total_count`` that is not one Python int
 INHOMOGENEOUS_COUNT_MESSAGE = "inhomogeneous total_count is not supported"
@@ -84,12 +82,17 @@ class Multinomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
-        """Counts of shape ``sample_shape + batch_shape + (K,)`` in the dtype of ``probs``, outside the graph."""
-        shape = self._extended_shape(sample_shape)
+        """Counts of shape ``sample_shape + batch_shape + (K,)`` in the dtype of ``probs``, outside the
+        graph: as PyTorch counts them, ``total_count`` categorical draws per sample, tallied (zeros
+        for a ``total_count`` of 0, where PyTorch's ``multinomial`` refuses to draw no samples)."""
+        sample_shape = tuple(sample_shape)
         with no_grad():
-            probs = host_array(self.probs, shape).astype(np.float64)
-            probs = probs / probs.sum(-1, keepdims=True)  # NumPy refuses first K - 1 that sum above 1 by rounding
-            return as_draws(numpy_generator_of(self.probs).multinomial(self.total_count, probs), self.probs)
+            if self.total_count == 0:
+                return zeros(self._extended_shape(sample_shape), dtype=self.probs.dtype, device=self.probs.device)
+            picks = self._categorical.sample((self.total_count,) + sample_shape)
+            picks = picks.permute(*range(1, picks.dim()), 0)  # the draws of one sample last
+            counts = zeros(self._extended_shape(sample_shape), dtype=picks.dtype, device=picks.device)
+            return counts.scatter_add_(-1, picks, ones_like(picks)).type_as(self.probs)
 
     def log_prob(self, value: Any) -> Tensor:
         r""":math:`\log\Gamma(\sum_k x_k + 1) - \sum_k \log\Gamma(x_k + 1) + \sum_k x_k \log p_k`, with

@@ -1,11 +1,11 @@
-"""Host draws for the distributions whose sampler minitorch has no op for, outside the graph, on
-the stream of minitorch's generator of a tensor's device: gamma as PyTorch's kernel draws it
-(:func:`minitorch.draws.gamma`, so a seed gives PyTorch's numbers), Poisson and binomial by NumPy's
-samplers (numbers of their own)."""
+"""Host gamma draws for the gamma family (``Gamma``, ``Beta``, ``Dirichlet``, ``StudentT``), outside
+the graph, on the stream of minitorch's generator of a tensor's device, as PyTorch's kernel draws
+them (:func:`minitorch.draws.gamma`), so a seed gives PyTorch's numbers. (Every other family samples
+with minitorch's ops: ``poisson``, ``binomial``, ``multinomial``, the tensor fills.)"""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -13,11 +13,6 @@ from .. import dtypes, draws
 from ..creation import tensor as make_tensor
 from ..generator import default_generator_of
 from ..tensor import Tensor
-
-
-def numpy_generator_of(like: Tensor) -> np.random.Generator:
-    """The NumPy generator behind minitorch's default generator of ``like``'s device."""
-    return default_generator_of(like.device.type).numpy_generator()
 
 
 def host_array(value: Tensor, shape: Sequence[int]) -> np.ndarray:
@@ -39,9 +34,4 @@ def standard_gamma(concentration: Tensor, shape: Sequence[int]) -> Tensor:
     return make_tensor(np.asarray(drawn), dtype=concentration.dtype, device=concentration.device)
 
 
-def as_draws(drawn: Any, like: Tensor) -> Tensor:
-    """NumPy draws as a tensor of ``like``'s dtype and device."""
-    return make_tensor(np.asarray(drawn, dtype=np.float64), dtype=like.dtype, device=like.device)
-
-
-__all__ = ["as_draws", "host_array", "numpy_generator_of", "standard_gamma", "standard_gamma_host"]
+__all__ = ["host_array", "standard_gamma", "standard_gamma_host"]

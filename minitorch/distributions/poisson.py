@@ -1,6 +1,7 @@
 r"""``Poisson``: counts of events at a rate :math:`\lambda`, :math:`P(k) = \lambda^k e^{-\lambda} / k!`,
-with :math:`\log k! = \log\Gamma(k + 1)` (``lgamma``). Draws come from NumPy's Poisson sampler on
-minitorch's generator stream, outside the graph (no ``rsample``, as in PyTorch)."""
+with :math:`\log k! = \log\Gamma(k + 1)` (``lgamma``). Draws are ``minitorch.poisson``'s of the rate
+expanded to the sample's shape, outside the graph (no ``rsample``), as in PyTorch, so after a seed they
+are PyTorch's numbers."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import Any, Optional, Sequence
 
 from ..autograd.grad_mode import no_grad
 from ..dtypes import promote_types
+from ..ops.count_sampling import poisson
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution, broadcast_all
-from .numpy_draws import as_draws, host_array, numpy_generator_of
 
 
 class Poisson(Distribution):
@@ -40,7 +41,7 @@ class Poisson(Distribution):
     def sample(self, sample_shape: Sequence[int] = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
-            return as_draws(numpy_generator_of(self.rate).poisson(host_array(self.rate, shape)), self.rate)
+            return poisson(self.rate.expand(shape))
 
     def log_prob(self, value: Any) -> Tensor:
         self._validate_sample(value)
