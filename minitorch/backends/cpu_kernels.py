@@ -75,7 +75,6 @@ The blocked matrix product (course task 3.3) has a file of its own, :mod:`.cpu_m
 from __future__ import annotations
 
 import functools
-from types import FunctionType
 from typing import Any, Callable
 
 import numpy as np
@@ -86,6 +85,7 @@ from numba.extending import overload
 
 from . import kernel_cache, op_branches, opcodes, vector_math
 from .cpu_thread_governor import governed
+from .serial_twins import serial_only, serial_twin
 
 # every kernel here is cached stamped with the op table too (see :mod:`.kernel_cache`)
 kernel_cache.register(__file__)
@@ -646,21 +646,6 @@ def arg_reduce_kernel(
 # twin is inlined into its entry point (one call site: one library less per op).
 
 
-def serial_twin(kernel: Dispatcher, **options: Any) -> Dispatcher:
-    """``kernel``'s source compiled as a function of its own without ``parallel``.
-
-    The twin has a name of its own (``<name>_serial``): Numba names a cache file after the
-    function, and keys its entries on signature and bytecode alone, so under the same name
-    the twin and the threaded kernel would load each other's machine code.
-    """
-    source = kernel.py_func
-    twin = FunctionType(source.__code__, source.__globals__, f"{source.__name__}_serial",
-                        source.__defaults__, source.__closure__)
-    twin.__qualname__ = twin.__name__
-    twin.__doc__ = f"{source.__name__} compiled without threads (see serial_twin)."
-    return njit(inline="always", **options)(twin)
-
-
 map_kernel_serial = serial_twin(map_kernel, **KERNEL_OPTIONS)
 zip_kernel_serial = serial_twin(zip_kernel, **KERNEL_OPTIONS)
 reduce_kernel_serial = serial_twin(reduce_kernel, **REDUCE_OPTIONS)
@@ -668,8 +653,9 @@ arg_reduce_kernel_serial = serial_twin(arg_reduce_kernel, **KERNEL_OPTIONS)
 
 
 def threaded(work: int) -> bool:
-    """Whether a kernel call with ``work`` elements (multiply-adds) goes to the threaded kernel."""
-    return work >= PARALLEL_MIN_WORK
+    """Whether a kernel call with ``work`` elements (multiply-adds) goes to the threaded kernel
+    (never in a forked child of a process that ran threads: see :mod:`.serial_twins`)."""
+    return work >= PARALLEL_MIN_WORK and not serial_only()
 
 
 def launch(work: int, kernel: Dispatcher, serial: Dispatcher, *args: Any) -> Any:

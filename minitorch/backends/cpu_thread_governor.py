@@ -40,6 +40,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from .serial_twins import note_threads_started, serial_only, serial_version
+
 #: a call this much slower than its kernel's fastest (plus the slack) waited for a thread
 STALL_SECONDS = 2e-3
 #: a call may take this many times its kernel's fastest time per unit of work (another layout
@@ -130,7 +132,12 @@ class ThreadGovernor:
     def run(self, work: int, kernel: Any, *args: Any) -> Any:
         """``kernel(*args)``, timed; ``work`` (elements, multiply-adds) scales the kernel's fastest time.
 
-        A call at its usual speed costs two clock reads and one look-up beside the kernel."""
+        A call at its usual speed costs two clock reads and one look-up beside the kernel. In a
+        forked child of a process that ran threads, the kernel's serial twin runs instead
+        (:mod:`.serial_twins`)."""
+        if serial_only():
+            return serial_version(kernel)(*args)
+        note_threads_started()
         state, clock = self._state, self._clock
         start = clock()
         if start >= state.raise_at:

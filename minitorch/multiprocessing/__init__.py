@@ -11,10 +11,11 @@ Sharing strategies: PyTorch's names are accepted, ``file_descriptor`` (the defau
 ``file_system``; minitorch hands every segment on as a descriptor whichever is set (no
 named files to leak, so no manager process to clean them up).
 
-Forking after parallel kernels: where Numba's threading layer is GNU OpenMP (``omp``), a process
-that has run a threaded kernel (65536 elements or more) cannot run one in a ``fork``ed child:
-the child ends with "Terminating: fork() called from a process already using GNU OpenMP". Start
-children before the parent's first large op (as the Hogwild example does), or use ``spawn``.
+Forking after parallel kernels: where Numba's threading layer is GNU OpenMP (``omp``), a child
+forked by a process that has run a threaded kernel would end at its own first one ("Terminating:
+fork() called from a process already using GNU OpenMP"). Such a child therefore runs every kernel
+on one thread (:mod:`minitorch.backends.serial_twins`), as PyTorch's DataLoader workers do; a
+child forked before the parent's first threaded kernel keeps its threads.
 """
 
 from __future__ import annotations
