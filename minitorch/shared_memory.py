@@ -26,6 +26,7 @@ duplicate), so many shared storages can reach the open-file limit (``ulimit -n``
 
 from __future__ import annotations
 
+import functools
 import gc
 import mmap
 import os
@@ -166,15 +167,18 @@ def _shared_copy(storage: np.ndarray) -> np.ndarray:
 
 def _references_beyond(members: list[TensorData]) -> int:
     """References to the storage of ``members`` (views of one storage) other than theirs and this
-    call's own (the local name and ``getrefcount``'s argument): compared with :data:`_CALIBRATED`."""
+    call's own (the local name and ``getrefcount``'s argument): compared with :func:`_calibrated`."""
     storage = members[0].storage
     return sys.getrefcount(storage) - len(members) - 2
 
 
-#: what :func:`_references_beyond` says of a storage only its one ``TensorData`` holds (0 where
-#: ``getrefcount`` counts as CPython 3.11 does; measured, so that an interpreter counting otherwise
-#: only loses the shortcut)
-_CALIBRATED = _references_beyond([TensorData(np.zeros(1), (1,))])
+@functools.lru_cache(maxsize=None)
+def _calibrated() -> int:
+    """What :func:`_references_beyond` says of a storage only its one ``TensorData`` holds (0 where
+    ``getrefcount`` counts as CPython 3.11 does; measured, so that an interpreter counting otherwise
+    only loses the shortcut). Measured at the first share, not at import: a ``TensorData`` runs
+    the course's strides code, which a student release has not written yet."""
+    return _references_beyond([TensorData(np.zeros(1), (1,))])
 
 
 def share_storages(datas: Iterable[TensorData]) -> None:
@@ -194,7 +198,7 @@ def share_storages(datas: Iterable[TensorData]) -> None:
     for members in groups.values():
         if is_shared(members[0].storage):
             continue
-        held_elsewhere = _references_beyond(members) > _CALIBRATED
+        held_elsewhere = _references_beyond(members) > _calibrated()
         copy = _shared_copy(members[0].storage)
         if held_elsewhere:
             moved[id(members[0].storage)] = copy
