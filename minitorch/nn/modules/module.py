@@ -523,21 +523,11 @@ class Module:
     def share_memory(self) -> "Module":
         """Move every parameter, parameter gradient and buffer into shared memory, in place
         (``Tensor.share_memory_``, as PyTorch's ``_apply`` of it); returns ``self``."""
-        tensors: list[Tensor] = []
-        for module in self.modules():
-            for param in module._parameters.values():
-                if param is None:
-                    continue
-                if is_lazy(param):
-                    param.share_memory_()  # PyTorch's error: nothing to share yet
-                tensors.append(param)
-                if param.grad is not None:
-                    tensors.append(param.grad)
-            for buffer in module._buffers.values():
-                if buffer is not None:
-                    if is_lazy(buffer):
-                        buffer.share_memory_()
-                    tensors.append(buffer)
+        parameters = list(self.parameters())
+        tensors = [*parameters, *(param.grad for param in parameters if param.grad is not None), *self.buffers()]
+        for tensor in tensors:
+            if is_lazy(tensor):
+                tensor.share_memory_()  # PyTorch's error: nothing to share yet
         share_tensors(tensors)
         return self
 
