@@ -51,9 +51,8 @@ def poisson(input: Tensor, generator: Optional[Generator] = None) -> Tensor:  # 
     _require_tensor("poisson", "input", 1, input)
     if not input.dtype.is_floating_point:
         raise _not_implemented("poisson_cpu", input.dtype)
+    # (_finish converts the int64 counts to a 16-bit float through float32, as the C++ does)
     drawn = count_draws.poisson(_source(generator, input.device), _host_values(input))
-    if input.dtype in dtypes.LOW_PRECISION_FLOATS:
-        drawn = drawn.astype(np.float32)  # C++ converts the int64 count to a 16-bit float through float
     return _with_params(_finish(drawn, input.dtype, input.device, False), "PoissonBackward0", input)
 
 
