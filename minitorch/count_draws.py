@@ -25,33 +25,27 @@ PyTorch's numbers.
 
 Where PyTorch's loop never ends (a NaN count with :math:`0 < p < 1`) the draw here is NaN, with no
 words used. Rates and proposals past the int64 range become its minimum, as an x86-64 conversion
-makes them. The look-ahead: uniforms are read from the stream in blocks (one call per word is slow
-in Python) and the words not used are handed back at the end, so the stream moves on by exactly the
-words PyTorch's kernel uses; the stream's lock is held meanwhile.
+makes them. The uniforms come from :func:`minitorch.draws.scalar_uniforms`, which reads them ahead
+in blocks and hands back the words not used, so the stream moves on by exactly the words PyTorch's
+kernel uses.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 import struct
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from . import c_math
-from .draws import FLOAT64, unit_uniform
+from .draws import Uniform, scalar_uniforms
 from .mersenne import MersenneStream
 
 #: PyTorch's message for a negative or NaN Poisson rate
 POISSON_RATE_MESSAGE = "invalid Poisson rate, expected rate to be non-negative"
 #: both samplers switch from their small-mean method to transformed rejection at this mean
 REJECTION_MEAN = 10.0
-#: uniforms are read ahead in blocks of this many at least and at most
-READ_AHEAD_MIN, READ_AHEAD_MAX = 64, 2**16
-#: words of one float64 uniform
-WORDS_PER_UNIFORM = 2
 #: uniforms a transformed-rejection draw takes, with room (two a try, most tries accepted)
 REJECTION_UNIFORMS = 3
 INT64_MIN = -(2**63)
@@ -65,44 +59,6 @@ STIRLING_TABLED = len(STIRLING_TAIL)
 #: below this a float32 count's differences and sums with a whole number in [0, count] are exact
 FLOAT32_EXACT_COUNT = 2.0**24
 _FLOAT32 = struct.Struct("f")
-
-Uniform = Callable[[], float]
-
-
-def _same_position(first: dict[str, Any], second: dict[str, Any]) -> bool:
-    """Whether two states of the twister are at the same place of its stream."""
-    return first["state"]["pos"] == second["state"]["pos"] and np.array_equal(first["state"]["key"], second["state"]["key"])
-
-
-@contextmanager
-def _uniforms(stream: MersenneStream, expected: int) -> Iterator[Uniform]:
-    """A function giving the stream's next float64 uniform, read ahead in blocks (the first of about
-    ``expected``); at the end the stream is left just past the uniforms taken (unless another
-    thread drew from it meanwhile: then it stays past the block, as no word may be given twice)."""
-    block_start: dict[str, Any] = {}
-    block_end: dict[str, Any] = {}
-    block_size = 0
-    block: Iterator[float] = iter(())
-
-    def ahead() -> Iterator[float]:
-        nonlocal block_start, block_end, block_size, block
-        size = min(max(expected, READ_AHEAD_MIN), READ_AHEAD_MAX)
-        while True:
-            block_start, block_size = stream.bits.state, size
-            block = iter(unit_uniform(stream, size, FLOAT64).tolist())
-            block_end = stream.bits.state
-            yield from block  # (the list's own iterator: no Python step per value)
-            size = min(2 * size, READ_AHEAD_MAX)
-
-    with stream.lock:
-        try:
-            yield ahead().__next__
-        finally:
-            left = operator.length_hint(block)
-            if left and _same_position(stream.bits.state, block_end):
-                stream.bits.state = block_start
-                stream.bits.random_raw(WORDS_PER_UNIFORM * (block_size - left))
-
 
 def _log(x: float) -> float:
     """C's ``log``: -inf at 0 and NaN below, where :func:`math.log` raises."""
@@ -176,7 +132,7 @@ def poisson(stream: MersenneStream, rates: np.ndarray) -> np.ndarray:
     flat = np.asarray(rates, dtype=np.float64).ravel()
     with np.errstate(invalid="ignore"):
         expected = np.where(flat < REJECTION_MEAN, flat + 1, REJECTION_UNIFORMS)
-    with _uniforms(stream, int(np.nansum(np.clip(expected, 0, None)))) as uniform:
+    with scalar_uniforms(stream, int(np.nansum(np.clip(expected, 0, None)))) as uniform:
         drawn = [_poisson_one(rate, uniform) for rate in flat.tolist()]
     return np.asarray(drawn, dtype=np.int64).reshape(np.shape(rates))
 
@@ -312,7 +268,7 @@ def binomial(stream: MersenneStream, counts: np.ndarray, probs: np.ndarray, narr
         expected = np.clip(np.where(means < REJECTION_MEAN, means + 1, REJECTION_UNIFORMS), 0, None)
     rows = zip(count_values.tolist(), prob_values.tolist(), smaller.tolist(), means.tolist(), flipped.tolist(),
                zip(*(column.tolist() for column in setup)))
-    with _uniforms(stream, int(np.nansum(expected))) as uniform:
+    with scalar_uniforms(stream, int(np.nansum(expected))) as uniform:
         drawn = [_binomial_one(*row, uniform, narrow) for row in rows]
     return np.asarray(drawn, dtype=np.float64).reshape(np.shape(counts))
 

@@ -36,7 +36,9 @@ PyTorch uses the C library's functions instead, its values may differ in the las
 from __future__ import annotations
 
 import math
-from typing import Union
+import operator
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Union
 
 import numpy as np
 
@@ -262,31 +264,71 @@ def multinomial_with_replacement(stream: MersenneStream, weights: np.ndarray, sa
 #: Marsaglia-Tsang's constants as PyTorch writes them: single-precision literals in double arithmetic
 ONE_THIRD_LITERAL = float(np.float32(1.0) / np.float32(3.0))
 SQUEEZE_LITERAL = float(np.float32(0.0331))
+#: uniforms a gamma draw takes, about (a normal's share of a pair and one uniform a try, most tries accepted)
+GAMMA_UNIFORMS = 3
 
 
-MASK53, SCALE53 = 2**53 - 1, 2.0**-53
+#: uniforms of a loop of scalar draws are read ahead in blocks of this many at least and at most
+READ_AHEAD_MIN, READ_AHEAD_MAX = 64, 2**16
+#: words of one float64 uniform
+WORDS_PER_UNIFORM = 2
+#: the next float64 uniform of a stream, as a Python float
+Uniform = Callable[[], float]
 
 
-def _uniform_scalar(stream: MersenneStream) -> float:
-    """One float64 uniform, as :func:`unit_uniform` draws it, as a Python float (for loops of one draw)."""
-    high, low = stream.bits.random_raw(2).tolist()
-    return (((high << WORD_BITS) | low) & MASK53) * SCALE53
+def _same_position(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether two states of the twister are at the same place of its stream."""
+    return first["state"]["pos"] == second["state"]["pos"] and np.array_equal(first["state"]["key"], second["state"]["key"])
 
 
-def _standard_normal_scalar(stream: MersenneStream) -> float:
-    """One standard normal drawn one at a time (using and leaving the held sample), as a Python float."""
+@contextmanager
+def scalar_uniforms(stream: MersenneStream, expected: int) -> Iterator[Uniform]:
+    """A function giving the stream's next float64 uniform, for the loops that draw one value at a
+    time (:func:`gamma`, :mod:`minitorch.count_draws`): read ahead in blocks (the first of about
+    ``expected``), since one call per word is slow in Python; at the end the stream is left just
+    past the uniforms taken, as if they had been read one by one (unless another thread drew from
+    it meanwhile: then it stays past the block, as no word may be given twice). The stream's lock
+    is held throughout."""
+    block_start: dict[str, Any] = {}
+    block_end: dict[str, Any] = {}
+    block_size = 0
+    block: Iterator[float] = iter(())
+
+    def ahead() -> Iterator[float]:
+        nonlocal block_start, block_end, block_size, block
+        size = min(max(expected, READ_AHEAD_MIN), READ_AHEAD_MAX)
+        while True:
+            block_start, block_size = stream.bits.state, size
+            block = iter(unit_uniform(stream, size, FLOAT64).tolist())
+            block_end = stream.bits.state
+            yield from block  # (the list's own iterator: no Python step per value)
+            size = min(2 * size, READ_AHEAD_MAX)
+
+    with stream.lock:
+        try:
+            yield ahead().__next__
+        finally:
+            left = operator.length_hint(block)
+            if left and _same_position(stream.bits.state, block_end):
+                stream.bits.state = block_start
+                stream.bits.random_raw(WORDS_PER_UNIFORM * (block_size - left))
+
+
+def _standard_normal_scalar(stream: MersenneStream, uniform: Uniform) -> float:
+    """One standard normal drawn one at a time from ``uniform`` (``stream``'s, see :func:`scalar_uniforms`;
+    using and leaving the held sample), as a Python float."""
     held = stream.next_double_normal
     if held is not None:
         stream.next_double_normal = None
         return held
-    angle_part, radius_part = _uniform_scalar(stream), _uniform_scalar(stream)
+    angle_part, radius_part = uniform(), uniform()
     radius = math.sqrt(-2.0 * math.log1p(-radius_part))
     theta = 2.0 * math.pi * angle_part
     stream.next_double_normal = radius * math.sin(theta)
     return radius * math.cos(theta)
 
 
-def _gamma_one(stream: MersenneStream, alpha: float, narrow: bool) -> float:
+def _gamma_one(stream: MersenneStream, uniform: Uniform, alpha: float, narrow: bool) -> float:
     r"""One draw of :math:`\mathrm{Gamma}(\alpha, 1)` as PyTorch's CPU kernel draws it: with
     :math:`d = \alpha - \tfrac13`, :math:`c = 1/\sqrt{9d}`, propose :math:`v = (1 + c x)^3` for a
     normal :math:`x` and accept it when :math:`u < 1 - 0.0331 x^4` or
@@ -297,7 +339,7 @@ def _gamma_one(stream: MersenneStream, alpha: float, narrow: bool) -> float:
     if alpha < 1.0:
         if alpha == 0.0:
             return 0.0
-        u = _uniform_scalar(stream)
+        u = uniform()
         exponent = float(single(1.0) / single(alpha)) if narrow else 1.0 / alpha
         scale *= math.pow(1.0 - u, exponent)
         alpha = float(single(alpha) + single(1.0)) if narrow else alpha + 1.0
@@ -305,12 +347,12 @@ def _gamma_one(stream: MersenneStream, alpha: float, narrow: bool) -> float:
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
         while True:
-            x = _standard_normal_scalar(stream)
+            x = _standard_normal_scalar(stream, uniform)
             y = 1.0 + c * x
             if y > 0:
                 break
         v = y * y * y
-        u = 1.0 - _uniform_scalar(stream)
+        u = 1.0 - uniform()
         xx = x * x
         if u < 1.0 - SQUEEZE_LITERAL * xx * xx:
             return scale * d * v
@@ -321,13 +363,14 @@ def _gamma_one(stream: MersenneStream, alpha: float, narrow: bool) -> float:
 def gamma(stream: MersenneStream, alphas: np.ndarray, narrow: bool = False) -> np.ndarray:
     r"""Float64 draws of :math:`\mathrm{Gamma}(\alpha, 1)`, one per element of ``alphas`` in row-major
     order (``narrow``: as PyTorch's float32 kernel computes them, before the cast to float32)."""
-    with stream.lock:
-        drawn = [_gamma_one(stream, alpha, narrow) for alpha in np.asarray(alphas, dtype=np.float64).ravel().tolist()]
+    values = np.asarray(alphas, dtype=np.float64).ravel().tolist()
+    with scalar_uniforms(stream, GAMMA_UNIFORMS * len(values)) as uniform:
+        drawn = [_gamma_one(stream, uniform, alpha, narrow) for alpha in values]
     return np.asarray(drawn, dtype=np.float64).reshape(np.shape(alphas))
 
 
 __all__ = [
     "bernoulli", "cauchy", "default_integers", "exponential", "full_range_int64", "gamma", "geometric", "integers",
     "log_normal", "multinomial_with_replacement", "normal", "normal_fill", "normal_one_at_a_time", "permutation",
-    "significand_digits", "uniform", "unit_uniform",
+    "scalar_uniforms", "significand_digits", "uniform", "unit_uniform",
 ]
