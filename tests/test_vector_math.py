@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from empty_cache_child import empty_cache_report
+from numba import njit
 
 import minitorch
 from minitorch.backends import cpu_kernels, opcodes, vector_math
@@ -170,3 +171,45 @@ def test_each_segment_loop_is_vectorised_in_its_own_compiled_code(tmp_path: Path
     program 4-7x slower on these ops than the runs after it, which load the cache."""
     vectorised = empty_cache_report(FRESH_SEGMENT_LOOPS, tmp_path)
     assert vectorised == {op: True for op in ("exp", "log", "tanh", "sigmoid", "erf", "neg")}
+
+
+@njit(error_model="numpy")
+def _scale_each(values: np.ndarray, powers: np.ndarray, by_instruction: bool) -> np.ndarray:
+    out = np.empty((values.size, powers.size), np.float32)
+    for i in range(values.size):
+        for j in range(powers.size):
+            if by_instruction:
+                out[i, j] = vector_math._ldexp_intrinsic(values[i], powers[j])
+            else:
+                out[i, j] = vector_math.times_power_of_two(values[i], powers[j])
+    return out
+
+
+def test_the_scaling_instruction_and_the_two_multiplies_round_alike() -> None:
+    """``exp`` scales :math:`e^r` and its rest by :math:`2^k` either with LLVM's ``ldexp`` (one
+    ``vscalefps`` on AVX-512) or with two multiplies: both must give the correctly rounded product,
+    the C library's ``ldexpf`` (NumPy's), for every :math:`k` of the reduction, subnormal results
+    and overflow to ``inf`` included."""
+    rng = np.random.default_rng(11)
+    e_r = rng.uniform(0.70, 1.42, 400).astype(np.float32)  # e^r for |r| <= ln 2 / 2
+    rests = (rng.uniform(-1, 1, 100) * 2.0 ** rng.integers(-50, -24, 100)).astype(np.float32)
+    values = np.concatenate([e_r, rests, np.float32([0.70710677, 1.4142135, 1.0, 0.0, -0.0])])
+    powers = np.arange(-150, 129, dtype=np.int32)
+    with np.errstate(over="ignore"):  # 1.42 * 2^128 is inf, as it must be
+        expected = np.ldexp(values[:, None], powers[None, :]).astype(np.float32)
+    for by_instruction in (True, False):
+        scaled = _scale_each(values, powers, by_instruction)
+        np.testing.assert_array_equal(scaled.view(np.int32), expected.view(np.int32), err_msg=str(by_instruction))
+
+
+def test_the_scaling_instruction_is_taken_only_where_it_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LLVM's ``ldexp`` is ``vscalefps`` with AVX-512 and a C library call elsewhere (AVX2, the generic
+    x86-64, ARM without SVE): the choice follows the features Numba compiles for."""
+    from minitorch.backends import vector_width
+
+    monkeypatch.setattr(vector_width.config, "CPU_FEATURES", "+avx2,+avx512f,+fma,-prefer-256-bit")
+    assert vector_width.scales_by_powers_of_two()
+    monkeypatch.setattr(vector_width.config, "CPU_FEATURES", "+avx2,-avx512f,+fma")
+    assert not vector_width.scales_by_powers_of_two()
+    monkeypatch.setattr(vector_width.config, "CPU_FEATURES", "")  # NUMBA_CPU_NAME=generic
+    assert not vector_width.scales_by_powers_of_two()

@@ -36,8 +36,11 @@ import math
 from typing import Any
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic, overload, register_jitable
+
+from .vector_width import scales_by_powers_of_two
 
 
 def _float32(*values: float) -> tuple[np.float32, ...]:
@@ -127,6 +130,54 @@ def _select(condition: Any, if_true: Any, if_false: Any) -> Any:
     return impl
 
 
+# ---- scaling by a power of two ----
+
+
+@register_jitable
+def times_power_of_two(value: np.float32, k: np.int32) -> np.float32:
+    r""":math:`\text{value} \cdot 2^k` rounded once, for :math:`-150 \le k \le 128`: ``value`` times two
+    normal powers of two, :math:`2^{\lfloor k/2 \rfloor}` (exact for the values ``exp`` scales) and the
+    rest. Compiled for AVX-512, :func:`scaled` is one ``vscalefps`` instead."""
+    low = k >> ONE_INT
+    high = k - low
+    return value * bits_float((low + BIAS) << MANTISSA_BITS) * bits_float((high + BIAS) << MANTISSA_BITS)
+
+
+def scaled(value: np.float32, k: np.int32) -> np.float32:
+    r""":math:`\text{value} \cdot 2^k` rounded once (:func:`times_power_of_two` in plain Python)."""
+    return times_power_of_two(value, k)
+
+
+@intrinsic
+def _ldexp_intrinsic(typingctx: Any, value: types.Type, k: types.Type) -> Any:
+    """LLVM's ``ldexp``: one instruction (``vscalefps``) with AVX-512, a C library call elsewhere."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        float_type, int_type = ir.FloatType(), ir.IntType(32)
+        function_type = ir.FunctionType(float_type, [float_type, int_type])
+        function = builder.module.declare_intrinsic("llvm.ldexp", [float_type, int_type], function_type)
+        return builder.call(function, args)
+
+    return types.float32(types.float32, types.int32), codegen
+
+
+@overload(scaled, target="cpu")
+def _scaled(value: Any, k: Any) -> Any:
+    if value != types.float32 or k != types.int32:
+        return None
+    if not scales_by_powers_of_two():
+        def two_multiplies(value: Any, k: Any) -> Any:
+            return times_power_of_two(value, k)
+
+        return two_multiplies
+
+    # one rounding as well: both give the correctly rounded product, bit for bit
+    def one_instruction(value: Any, k: Any) -> Any:
+        return _ldexp_intrinsic(value, k)
+
+    return one_instruction
+
+
 # ---- constants ----
 
 ZERO, HALF, ONE, TWO = _float32(0.0, 0.5, 1.0, 2.0)
@@ -144,12 +195,14 @@ EXP_MIN = np.float32(-104.0)
 BIAS = np.int32(127)
 ZERO_INT, ONE_INT = np.int32(0), np.int32(1)
 MANTISSA_BITS = np.int32(23)
-MANTISSA_MASK = np.int32((1 << 23) - 1)
-ONE_BITS = np.int32(127 << 23)
+#: the sign and exponent fields of a float32's bits
+EXPONENT_FIELD = np.int32(-1 << 23)
 SMALLEST_NORMAL = np.float32(2.0**-126)
 #: subnormal inputs of ``log`` are scaled by this power of two first
 SUBNORMAL_SCALE = np.float32(2.0**23)
-SQRT2 = np.float32(math.sqrt(2))
+SUBNORMAL_EXPONENT = np.float32(23.0)
+#: the bits of the float32 just above :math:`\sqrt2/2`: ``log`` reduces to :math:`(\sqrt2/2, \sqrt2]`
+SQRT_HALF_BITS = np.int32(np.float32(math.sqrt(0.5)).view(np.int32) + 1)
 #: where ``tanh`` and ``erf`` switch from their polynomial near 0 to the form through ``exp``
 TANH_SPLIT = np.float32(0.625)
 ERF_SPLIT = np.float32(1.0)
@@ -185,20 +238,16 @@ def exp32_split(x: np.float32) -> tuple[np.float32, np.float32]:
     :math:`e^r = 1 + p` is the largest error of the result, half an ulp; ``low`` is what it
     dropped (for :func:`sigmoid32`, which must not add its own roundings to it).
     """
-    clamped = select(x < EXP_MIN, EXP_MIN, select(x > EXP_MAX, EXP_MAX, x))  # nan -> itself
+    upper = select(x > EXP_MAX, EXP_MAX, x)  # each a min or max instruction; nan -> itself
+    clamped = select(upper < EXP_MIN, EXP_MIN, upper)
     k = np.floor(clamped * LOG2E + HALF)
     r = (clamped - k * LN2_HI) - k * LN2_LO
     q = EXP_32[0] + r * (EXP_32[1] + r * (EXP_32[2] + r * (EXP_32[3] + r * EXP_32[4])))
     p = r + r * r * q
     e_r = ONE + p
     e_r_rest = (ONE - e_r) + p  # exact: |p| < 1
-    # 2^k in two halves, each a normal float32 for every k in [-150, 128]
     whole = np.int32(k)
-    low = whole >> np.int32(1)
-    high = whole - low
-    low_scale = bits_float((low + BIAS) << MANTISSA_BITS)
-    high_scale = bits_float((high + BIAS) << MANTISSA_BITS)
-    return select(x != x, x, e_r * low_scale * high_scale), e_r_rest * low_scale * high_scale
+    return select(x != x, x, scaled(e_r, whole)), scaled(e_r_rest, whole)
 
 
 @njit(inline="always", error_model="numpy")
@@ -209,20 +258,24 @@ def exp32(x: np.float32) -> np.float32:
 
 @njit(inline="always", error_model="numpy")
 def log32(x: np.float32) -> np.float32:
-    r"""``log`` of a float32: :math:`x = 2^e m`, :math:`m \in [1/\sqrt2, \sqrt2)`, so
-    :math:`\log x = e \ln 2 + \log m`."""
+    r"""``log`` of a float32: :math:`x = 2^e m`, :math:`m \in (\sqrt2/2, \sqrt2]`, so
+    :math:`\log x = e \ln 2 + \log m`.
+
+    One integer subtraction finds both: :math:`e` is the exponent field of the bits of ``x`` less
+    those of :math:`\sqrt2/2` (the subtraction borrows from it below that mantissa), and :math:`m`
+    is ``x`` with :math:`e` taken off its exponent field.
+    """
     subnormal = x < SMALLEST_NORMAL
     bits = float_bits(select(subnormal, x * SUBNORMAL_SCALE, x))
-    m = bits_float((bits & MANTISSA_MASK) | ONE_BITS)  # in [1, 2)
-    big = m > SQRT2
-    m = select(big, m * HALF, m)
-    exponent = ((bits >> MANTISSA_BITS) - BIAS
-                + select(big, ONE_INT, ZERO_INT) - select(subnormal, MANTISSA_BITS, ZERO_INT))
+    # int32 throughout (Numba widens integer arithmetic to int64, which costs a dozen instructions
+    # of conversions in vector code): the subtraction wraps for negative x, whose log is nan anyway
+    offset = np.int32(bits - SQRT_HALF_BITS)
+    m = bits_float(bits - (offset & EXPONENT_FIELD))
+    e = np.float32(np.int32(offset >> MANTISSA_BITS)) - select(subnormal, SUBNORMAL_EXPONENT, ZERO)
     f = m - ONE  # exact
     q = LOG_32[0] + f * (LOG_32[1] + f * (LOG_32[2] + f * (LOG_32[3] + f * (
         LOG_32[4] + f * (LOG_32[5] + f * (LOG_32[6] + f * LOG_32[7]))))))
     log_m = f + f * f * (f * q - HALF)
-    e = np.float32(exponent)
     result = e * LN2_HI + (log_m + e * LN2_LO)
     # log(+inf) = inf, log(0) = -inf, log(x < 0) = nan, log(nan) = nan
     result = select(x == INF, x, result)
