@@ -138,15 +138,22 @@ from .deterministic import (  # noqa: E402
 )
 from .functional_aliases import EXPORTS as _functional_aliases  # noqa: E402
 from .ops.bits_and_powers import FUNCTIONS as _bits_and_powers  # noqa: E402 - also attaches Tensor.signbit ...
+from .ops.cholesky_solvers import FUNCTIONS as _cholesky_solvers  # noqa: E402 - also attaches Tensor.cholesky_solve ...
 from .ops.cumulative import FUNCTIONS as _cumulative  # noqa: E402 - also attaches Tensor.logcumsumexp
 from .ops.scatter_views import FUNCTIONS as _scatter_views  # noqa: E402 - also attaches Tensor.index_put_ ...
 from .ops.sequence_ops import FUNCTIONS as _sequence_ops  # noqa: E402 - also attaches Tensor.mode, renorm ...
 from .ops.windows_signal import FUNCTIONS as _windows_signal  # noqa: E402
 from .toplevel_extra import FUNCTIONS as _toplevel_extra  # noqa: E402
 
-for _extra in (_functional_aliases, _bits_and_powers, _cumulative, _scatter_views, _sequence_ops, _windows_signal,
-               _toplevel_extra):
+for _extra in (_functional_aliases, _bits_and_powers, _cholesky_solvers, _cumulative, _scatter_views, _sequence_ops,
+               _windows_signal, _toplevel_extra):
     globals().update(_extra)
+
+# PyTorch's ``out=`` keyword, for the functions written without it (one implementation: out_argument)
+from . import out_argument as _out_argument  # noqa: E402
+
+_out_argument.give_out_arguments(globals(), _out_argument.TOPLEVEL_FUNCTIONS, _out_argument.TOPLEVEL_FACTORIES)
+_out_argument.give_out_arguments(vars(linalg), _out_argument.LINALG_FUNCTIONS, prefix="linalg_")
 
 # PyTorch's argument parser takes NumPy's names (axis=, keepdims=, x=) in every op it binds
 from .keywords import give_numpy_names as _give_numpy_names  # noqa: E402

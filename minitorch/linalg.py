@@ -20,6 +20,8 @@ from .ops.decompositions import (
     svd,
     svdvals,
 )
+from .ops.cholesky_solvers import cholesky_ex
+from .ops.linalg_extra import cond, diagonal, matrix_rank, multi_dot, vecdot
 from .ops.lstsq import lstsq
 from .ops.products import linalg_cross as cross
 from .ops.reductions_extra import matrix_norm, vector_norm
@@ -53,7 +55,7 @@ def norm(A: Tensor, ord: Any = None, dim: Optional[Union[int, tuple[int, ...]]] 
 
 
 __all__ = [
-    "LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "householder_product", "inv", "lstsq",
-    "matrix_exp", "matrix_norm", "matrix_power", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd",
-    "svdvals", "vector_norm",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "householder_product", "inv", "lstsq", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+    "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
 ]
