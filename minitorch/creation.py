@@ -22,6 +22,7 @@ from .shapes import normalize_dim, shape_from_args
 from .tensor import Tensor, _move_to_device, result_dtype
 from .tensor_data import TensorData, check_new_shape
 from .ops.views import Cat, Stack, is_legacy_empty
+from .out_argument import user_stacklevel, write_out
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,20 +41,18 @@ def _accepts_size_keyword(function: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+#: PyTorch's warning (its range factories') for an ``arange`` into an ``out`` of another number of elements
+ARANGE_RESIZE_WARNING = (
+    "The number of elements in the out tensor of shape {shape} is {numel} which does not match the computed number "
+    "of elements {count}. Note that this may occur as a result of rounding error. The out tensor will be resized to "
+    "a tensor of shape ({count},)."
+)
+
+
 def _written(out: Optional[Tensor], result: Tensor, op: str) -> Tensor:
-    """``result``, or, as PyTorch's ``out=``, copied into ``out`` (resized to its shape) and ``out`` returned."""
-    if out is None:
-        return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if out.requires_grad and is_grad_enabled():
-        raise RuntimeError(
-            f"{op}(): functions with out=... arguments don't support automatic differentiation, "
-            "but one of the arguments requires grad."
-        )
-    if out.shape != result.shape:
-        out.resize_(result.shape)
-    return out.copy_(result)
+    """``result``, or written into ``out`` by PyTorch's rules (:func:`~minitorch.out_argument.write_out`):
+    a factory makes its values in ``out``'s dtype, on its device, and resizes it without a warning."""
+    return write_out(result, out, op, factory=True)
 
 
 def _check_can_require_grad(dtype: dtypes.dtype, requires_grad: bool) -> None:
@@ -355,6 +354,9 @@ def arange(*args: Any, start: Any = None, end: Any = None, step: Any = None, out
     count = max(0, math.ceil((end - start) / step))
     inferred = dtypes.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else dtypes.get_default_dtype()
     values = start + step * np.arange(count, dtype=np.float64 if inferred.is_floating_point else np.int64)
+    if isinstance(out, Tensor) and 0 < out.numel() != count:
+        warnings.warn(ARANGE_RESIZE_WARNING.format(shape=list(out.shape), numel=out.numel(), count=count),
+                      UserWarning, stacklevel=user_stacklevel())
     return _written(out, _finish(values, _dtype_or_out(dtype, out, inferred), device, requires_grad), "arange")
 
 

@@ -10,10 +10,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .autograd.grad_mode import is_grad_enabled
 from .creation import tensor as make_tensor
 from .keywords import accepts_numpy_names
 from .ops.elementwise import Div
+from .out_argument import write_out
 from .ops.scaled_sum import RsubScaled, RsubScaledNumber
 from .tensor import Tensor, _check_rounding_mode, add_tensor_methods, result_dtype, where
 from .tensor import matmul as _matmul
@@ -223,18 +223,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Ten
 
 
 def _into(out: Optional[Tensor], result: Tensor, op: str) -> Tensor:
-    """``result``, or written into ``out`` (same shape) as PyTorch's ``out=`` does."""
-    if out is None:
-        return result
-    if result.requires_grad and is_grad_enabled():
-        raise RuntimeError(
-            f"{op}(): functions with out=... arguments "
-            "don't support automatic differentiation, but one of the arguments requires grad."
-        )
-    if out.shape != result.shape:
-        raise RuntimeError(f"out= tensor has shape {list(out.shape)}, the result has shape {list(result.shape)}")
-    out.copy_(result)
-    return out
+    """``result``, or written into ``out`` by PyTorch's rules (:func:`~minitorch.out_argument.write_out`)."""
+    return write_out(result, out, op)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "utils/hooks"),
     ("backends/",),
     ("dispatch", "conv_dispatch", "pool_dispatch", "optim_dispatch", "loss_dispatch", "rnn_dispatch", "index_checks"),
-    ("autograd/", "tensor", "ops/", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
+    ("autograd/", "tensor", "ops/", "out_argument", "linalg", "generator", "random", "cuda", "accelerator", "creation", "toplevel", "tensor_repr",
      "legacy_types", "quantized/", "toplevel_extra"),
     ("nn/", "optim/", "serialization/", "utils/", "distributions/", "amp/", "profiler/", "fx/",
      "distributed/", "multiprocessing/", "compiler", "ao/", "func/", "functional_aliases", "special", "testing"),

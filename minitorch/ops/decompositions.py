@@ -23,7 +23,8 @@ from .. import return_types
 from ..dtypes import scalar_type_name
 from ..type_info import finfo
 from ..autograd.function import Context, Function
-from ..creation import _written, eye
+from ..creation import eye
+from ..out_argument import write_out
 from ..tensor import Tensor, add_tensor_methods
 
 class LinAlgError(RuntimeError):
@@ -182,7 +183,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Optional[Tensor] = No
                            f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
     solution = Solve.apply(A, rhs)
     solution = solution.squeeze(-1) if vector else (solution if left else solution.mT)
-    return _written(out, solution, "linalg.solve")
+    return write_out(solution, out, "linalg_solve")
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
@@ -320,7 +321,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Optional[Tensor] = None) ->
     """The Cholesky factor of each symmetric positive-definite matrix: lower, or upper (its transpose)."""
     check_matrices(A, "linalg.cholesky")
     factor = Cholesky.apply(A)
-    return _written(out, factor.mT if upper else factor, "linalg.cholesky")
+    return write_out(factor.mT if upper else factor, out, "linalg_cholesky")
 
 
 # ---------------------------------------------------------------------- QR
@@ -582,7 +583,7 @@ def matrix_power(A: Tensor, n: int, *, out: Optional[Tensor] = None) -> Tensor:
             remaining >>= 1
             if remaining:
                 base = base @ base
-    return _written(out, result, "linalg.matrix_power")
+    return write_out(result, out, "linalg_matrix_power")
 
 
 # ---------------------------------------------------------------------- Householder products

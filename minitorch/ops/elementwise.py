@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from .. import dtypes
 from ..autograd.function import Context, Function, Underivable
-from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import empty, map_op, zip_op
+from ..out_argument import write_out
 
 #: :math:`2/\sqrt\pi`, the slope of erf at 0
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -997,24 +997,8 @@ def cos(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def _into(result: Tensor, out: Tensor | None, name: str) -> Tensor:
-    """``result``, or, given ``out=``, ``result`` written into ``out`` (same shape, a dtype that
-    can hold it), as PyTorch's ``out=`` arguments; they record no gradient."""
-    if out is None:
-        return result
-    if is_grad_enabled() and (result.requires_grad or out.requires_grad):
-        raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic differentiation, "
-            "but one of the arguments requires grad."
-        )
-    if tuple(out.shape) != tuple(result.shape):
-        raise RuntimeError(f"{name}(): out= has shape {list(out.shape)}, but the result has shape {list(result.shape)}")
-    if result.dtype.is_floating_point and not out.dtype.is_floating_point:
-        raise RuntimeError(
-            f"result type {dtypes.scalar_type_name(result.dtype)} can't be cast to the desired output type {dtypes.scalar_type_name(out.dtype)}"
-        )
-    map_op("copy", result.detach().to(out.device), out=out.detach())
-    out._bump_version()
-    return out
+    """``result``, or, given ``out=``, written into ``out`` by PyTorch's rules (:func:`~minitorch.out_argument.write_out`)."""
+    return write_out(result, out, name)
 
 
 def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002

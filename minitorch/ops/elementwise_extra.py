@@ -123,6 +123,8 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *,  # 
     :math:`\partial p/\partial x_i = \prod_{j \ne i} x_j` (exact at zeros: no division by them)."""
     if not isinstance(input, Tensor) or not (dim is None or (isinstance(dim, (int, np.integer)) and not isinstance(dim, bool))):
         raise invalid_combination("prod", (input,) if dim is None else (input, dim), {}, PROD_SIGNATURES)
+    if dtype is None and isinstance(out, Tensor):  # PyTorch computes in out's dtype
+        dtype = out.dtype
     source = input
     if dtype is not None:
         source = source.to(dtype)

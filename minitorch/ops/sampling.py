@@ -38,6 +38,7 @@ from ..device import DeviceLike
 from ..dispatch import resolve_device
 from ..generator import Generator
 from ..mersenne import MersenneStream
+from ..out_argument import write_out
 from ..tensor import Tensor, add_tensor_methods
 from ..tensor_data import shape_broadcast
 
@@ -108,15 +109,9 @@ def _with_params(values: Tensor, name: str, *params: Any) -> Tensor:
     return Sampled.apply(*tensors, values=values, name=name)
 
 
-def _into(result: Tensor, out: Optional[Tensor]) -> Tensor:
-    """``result``, or written into ``out`` (which must have its shape) and ``out`` returned."""
-    if out is None:
-        return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"out must be a Tensor, not {type(out).__name__}")
-    if out.shape != result.shape:
-        raise RuntimeError(f"out has shape {list(out.shape)} but the result has shape {list(result.shape)}")
-    return out.copy_(result)
+def _into(result: Tensor, out: Optional[Tensor], name: str) -> Tensor:
+    """``result``, or written into ``out`` by PyTorch's rules (:func:`~minitorch.out_argument.write_out`)."""
+    return write_out(result, out, name, factory=True)
 
 
 # ---- bernoulli ----
@@ -157,7 +152,7 @@ def bernoulli(input: Tensor, p: Optional[float] = None, *, generator: Optional[G
         _check_p_number(float(p))
         drawn = _in_memory_order(input, _bernoulli_draws(input, float(p), source))
         result = _finish(drawn, input.dtype, input.device, False)
-    return _into(result, out)
+    return _into(result, out, "bernoulli")
 
 
 def _bernoulli_method(self: Tensor, p: Optional[float] = None, *, generator: Optional[Generator] = None) -> Tensor:
@@ -239,7 +234,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  
     else:
         picked = draws.multinomial_with_replacement(source, weights, k)
     shape = (*input.shape[:-1], k)
-    return _into(_finish(picked.reshape(shape).astype(np.int64), dtypes.int64, input.device, False), out)
+    return _into(_finish(picked.reshape(shape).astype(np.int64), dtypes.int64, input.device, False), out, "multinomial")
 
 
 def _multinomial_method(self: Tensor, num_samples: int, replacement: bool = False, *,
@@ -300,7 +295,7 @@ def normal(mean: Union[Tensor, Number] = 0.0, std: Union[Tensor, Number] = 1.0, 
         on = resolve_device(device)
         shape = _new_shape((size,))
         drawn = draws.normal(_source(generator, on), math.prod(shape), target.numpy, float(mean), float(std))
-        return _into(_finish(drawn.reshape(shape), target, on, requires_grad), out)
+        return _into(_finish(drawn.reshape(shape), target, on, requires_grad), out, "normal")
     if size is not None or dtype is not None or device is not None or requires_grad:
         raise _overload_error(mean, std, size)
     if mean_is_tensor and std_is_tensor:
@@ -331,7 +326,7 @@ def normal(mean: Union[Tensor, Number] = 0.0, std: Union[Tensor, Number] = 1.0, 
         scaled = standard * (std_values.astype(kind) if std_is_tensor else kind(std_values))
         values = scaled + (mean_values.astype(kind) if mean_is_tensor else kind(mean_values))
     result = _finish(np.asarray(values, dtype=target.numpy), target, on, False)
-    return _into(_with_params(result, name, mean, std), out)
+    return _into(_with_params(result, name, mean, std), out, "normal")
 
 
 # ---- in-place fills ----
@@ -514,7 +509,7 @@ def logspace(start: Union[Number, Tensor], end: Union[Number, Tensor], steps: in
     values = np.power(float(base), _logspace_exponents(low, high, int(steps))) if steps else np.zeros(0)
     if not target.is_floating_point:
         values = np.trunc(values)
-    return _into(_finish(values, target, device, requires_grad), out)
+    return _into(_finish(values, target, device, requires_grad), out, "logspace")
 
 
 add_tensor_methods({

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..creation import cat, ones, tensor as make_tensor
+from ..out_argument import write_out
 from ..return_types import mode as mode_result
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods, where
@@ -170,19 +171,17 @@ def chain_matmul(*matrices: Tensor, out: Optional[Tensor] = None) -> Tensor:
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
                   "multiple parameters.", UserWarning, stacklevel=2)
-    if out is not None:
-        raise NotImplementedError("chain_matmul(out=...) is not supported in minitorch")
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for matrix in matrices:
         if matrix.dim() != 2:
             raise RuntimeError(f"Tensor dimension is {matrix.dim()}, expected 2 instead.")
     if len(matrices) == 1:
-        return matrices[0].clone()
+        return write_out(matrices[0].clone(), out, "chain_matmul")
     result = matrices[0]
     for matrix in matrices[1:]:
         result = result @ matrix
-    return result
+    return write_out(result, out, "chain_matmul")
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  # noqa: A002

@@ -264,7 +264,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     d = normalize_dim(dim, input.dim())
     from ..tensor_data import shape_broadcast
 
-    common = list(shape_broadcast(tuple(input.shape), tuple(indices.shape)))
+    # broadcast in every dimension but ``dim``, where the two sizes may differ (PyTorch's rule)
+    input_rest = tuple(1 if k == d else size for k, size in enumerate(input.shape))
+    index_rest = tuple(1 if k == d else size for k, size in enumerate(indices.shape))
+    common = list(shape_broadcast(input_rest, index_rest))
     input_shape, index_shape = list(common), list(common)
     input_shape[d], index_shape[d] = input.shape[d], indices.shape[d]
     return gather(input.expand(tuple(input_shape)), d, indices.expand(tuple(index_shape)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...ops.products import cosine_similarity, pdist
+from ...out_argument import write_out
 from ...tensor import Tensor
 from .loss_extra import pairwise_distance
 
@@ -16,4 +17,4 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  
               out: Optional[Tensor] = None) -> Tensor:
     r""":math:`v / \max(\|v\|_p, \epsilon)` for each vector :math:`v` along ``dim``."""
     result = input / input.norm(p, dim, keepdim=True).clamp_min(eps)
-    return out.copy_(result) if out is not None else result
+    return write_out(result, out, "div")  # PyTorch's is ``torch.div(input, norm, out=out)``
