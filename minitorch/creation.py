@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
 from . import draws, dtypes
-from .autograd.grad_mode import is_grad_enabled
 from .device import DeviceLike, as_device
 from .dispatch import check_same_device, empty as empty_on_device, resolve_device
 from .generator import Generator, default_generator_of
@@ -424,7 +424,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = [t for t in tensors]
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    kept = [t for t in tensors if not is_legacy_empty(t)] or tensors[:1]
+    kept = [t for t in tensors if not is_legacy_empty(t)]
+    if not kept:  # legacy empties only: PyTorch checks no dim, and joins them along their one dim
+        check_same_device(*tensors)
+        return Cat.apply(*_all_of_dtype(tensors, result_dtype(*tensors)), dim=0)
     check_same_device(*kept)
     reference = kept[0]
     if reference.dim() == 0:

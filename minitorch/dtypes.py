@@ -9,7 +9,7 @@ float16.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 import ml_dtypes
 import numpy as np

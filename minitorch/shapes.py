@@ -64,3 +64,16 @@ def normalize_dim(dim: int, ndim: int) -> int:
     if not -bound <= dim < bound:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
     return dim % bound
+
+
+INT64_MAX = 2 ** 63 - 1
+
+
+def check_storage_size(sizes: tuple[int, ...], itemsize: int) -> None:
+    """PyTorch's error for a tensor of ``sizes`` whose byte count does not fit in an int64
+    (raised before any work: a loop over such a size would never end)."""
+    count = math.prod(sizes)
+    if count > INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
+    if count * itemsize > INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")

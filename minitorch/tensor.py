@@ -28,7 +28,7 @@ from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import (elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, reflected,
                   rounded_division, scaled_sum, vector_products, views)
 from .ops.layout import LaidOutCopy
-from .ops.reductions_extra import ExtraReductions
+from .ops.reductions_extra import ExtraReductions, StdRoot
 from .ops.transfer import ToDevice
 from .shapes import infer_size, normalize_dim, shape_from_args
 from .size import Size
@@ -44,6 +44,10 @@ ShapeArg = Union[int, Sequence[int]]
 _LEAF_NODE_LOCK = threading.Lock()
 #: the permutation of a matrix's transpose (``t()``)
 SWAPPED = (1, 0)
+INTERNAL_OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+    "Please clone() the tensor before performing the operation."
+)
 
 #: ``max``/``min`` with ``dim`` return this pair, as ``torch.return_types.max``
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -597,9 +601,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         dims = self._data.dims
+        d0, d1 = normalize_dim(dim0, dims), normalize_dim(dim1, dims)  # a 0-d tensor takes 0 and -1
         if dims == 0:
             return self
-        d0, d1 = normalize_dim(dim0, dims), normalize_dim(dim1, dims)
         order = list(range(dims))
         order[d0], order[d1] = order[d1], order[d0]
         # a valid order: permute's checks are not needed
@@ -662,9 +666,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self.expand(tuple(shape))
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        start, end = normalize_dim(start_dim, self.dim()), normalize_dim(end_dim, self.dim())  # 0-d: 0 and -1
         if self.dim() == 0:
             return self.reshape(1)
-        start, end = normalize_dim(start_dim, self.dim()), normalize_dim(end_dim, self.dim())
         if start > end:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         merged = math.prod(self._data.shape[start : end + 1])
@@ -722,6 +726,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             return
         target = self.detach()[key]
         target._check_inplace_allowed(value)
+        if isinstance(value, Tensor):  # a copy (a scalar is a fill, allowed into a broadcast view)
+            target._refuse_internal_overlap()
         if self.requires_grad and is_grad_enabled() and self.is_leaf:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
         if is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
@@ -872,9 +878,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     arctan2 = atan2
 
     def hypot(self, other: "Tensor") -> "Tensor":
-        if not (self.dtype.is_floating_point and other.dtype.is_floating_point):
-            wrong = self.dtype if not self.dtype.is_floating_point else other.dtype
-            raise NotImplementedError(f'"hypot_cpu" not implemented for \'{dtypes.scalar_type_name(wrong)}\'')
+        if not isinstance(other, Tensor):
+            raise TypeError(f"hypot(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        promoted = result_dtype(self, other)  # PyTorch promotes first: int with float is float
+        if not promoted.is_floating_point:
+            raise NotImplementedError(f'"hypot_cpu" not implemented for \'{dtypes.scalar_type_name(promoted)}\'')
         return self._float_binary(elementwise.Hypot, other, "hypot")
 
     def __neg__(self) -> "Tensor":
@@ -970,6 +978,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         bounds = [b for b in (min, max) if b is not None]
+        if _mixes_numbers_and_0d_tensors(bounds):  # PyTorch reads a 0-d tensor as a Number there
+            min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+            bounds = [b for b in (min, max) if b is not None]
         if not any(isinstance(b, Tensor) for b in bounds):  # number bounds: one op, PyTorch's gradient
             result = result_dtype(self, *bounds)
             source = self if self.dtype is result else self.to(result)
@@ -1188,9 +1199,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def _amax(self, op: str, dim: Optional[Union[int, Sequence[int]]], keepdim: bool) -> "Tensor":
         dims = self._dims(dim)
-        if not dims:  # a 0-d tensor: its one value
-            return self.clone()
-        if dim is None and self.numel() == 0:
+        if not dims:  # a 0-d tensor: its one value, by the same op (so a nan's gradient is nan, as in PyTorch)
+            return reductions.Amax.apply(self.reshape(1), (0,), False, op)
+        if (dim is None or _no_dims(dim)) and self.numel() == 0:  # amax(x) means dim=(): every dim
             raise RuntimeError(
                 f"a{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
             )
@@ -1203,13 +1214,17 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         from .dispatch import arg_reduce_op
 
         source = self.detach()
+        if self.dtype is dtypes.bool_:
+            raise RuntimeError(f"{op}(): does not support bool input")
         if dim is None:
             flat = source.reshape(-1)
             if flat.numel() == 0:
-                raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+                raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
             out = arg_reduce_op(op, flat, 0)
             return out.view((1,) * self.dim() if keepdim else ())._standalone()
         d = normalize_dim(dim, self.dim())
+        if self.dim() and self.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
         if not self.dim():
             return arg_reduce_op(op, source.view(1), 0).view(())._standalone()
         out = arg_reduce_op(op, source, d)
@@ -1228,15 +1243,15 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """True where every element over ``dim`` (one or several; all by default) is nonzero."""
         flags = self.detach().bool()
         if _no_dims(dim):  # PyTorch reduces nothing here (unlike ``sum(())``)
-            return flags.clone()
+            return _like_uint8(self, flags.clone())
         dims = self._dims(dim)
-        return flags.sum(dims, keepdim) == math.prod(flags._data.shape[d] for d in dims)
+        return _like_uint8(self, flags.sum(dims, keepdim) == math.prod(flags._data.shape[d] for d in dims))
 
     @accepts_numpy_names
     def any(self, dim: Optional[Union[int, Sequence[int]]] = None, keepdim: bool = False) -> "Tensor":
         """True where some element over ``dim`` (one or several; all by default) is nonzero."""
         flags = self.detach().bool()
-        return flags.clone() if _no_dims(dim) else flags.sum(self._dims(dim), keepdim) > 0
+        return _like_uint8(self, flags.clone() if _no_dims(dim) else flags.sum(self._dims(dim), keepdim) > 0)
 
     def matmul(self, other: "Tensor") -> "Tensor":
         return matmul(self, other)
@@ -1264,6 +1279,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
+    def _refuse_internal_overlap(self) -> None:
+        """PyTorch's error for writing into a tensor whose elements share memory (a broadcast
+        dimension: stride 0 and more than one element), where each write would clobber the others."""
+        if any(stride == 0 and size > 1 for size, stride in zip(self._data.shape, self._data.strides)):
+            raise RuntimeError(INTERNAL_OVERLAP_ERROR)
+
     def _refuse_multi_output_view(self, others: tuple) -> None:
         """PyTorch's error for writing, with grad mode on, into a view made by an op of several
         views (``split``, ``unbind``) when the write would be recorded: their one node's backward
@@ -1286,6 +1307,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """``self = self <op> other`` in this tensor's storage, keeping its dtype (``add``/``sub``:
         ``other`` scaled by ``alpha``)."""
         self._check_inplace_allowed(other)
+        self._refuse_internal_overlap()
         if op == "sub":
             _refuse_bool_subtraction(self, other)
         same_dtype = isinstance(other, Tensor) and other._data.dtype is self._data.dtype
@@ -1395,6 +1417,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def fill_(self, value: Operand) -> "Tensor":
         self._check_inplace_allowed(value)
+        if isinstance(value, Tensor):  # a scalar fill may write overlapping elements, a tensor fill may not
+            self._refuse_internal_overlap()
         if isinstance(value, Tensor) and value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
         if is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
@@ -1413,6 +1437,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         self._check_inplace_allowed(src)
         if not isinstance(src, Tensor):
             raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+        self._refuse_internal_overlap()
         self._check_fits(src.shape)
         if is_grad_enabled() and (src._requires_grad or self._requires_grad):
             # recorded: the old values' gradient is 0 (they are gone), src's is the incoming one
@@ -1426,9 +1451,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     # (keeping its dtype and shape) and bumps the version counter; with grad mode on and a
     # tensor requiring grad involved, the op is recorded (``_rebase_history``).
 
-    def _inplace_apply(self, compute: Callable[["Tensor"], "Tensor"], *others: Any) -> "Tensor":
-        """``self = compute(self)`` in this tensor's storage; ``others`` are the op's other operands."""
+    def _inplace_apply(self, compute: Callable[["Tensor"], "Tensor"], *others: Any, overlap_ok: bool = False) -> "Tensor":
+        """``self = compute(self)`` in this tensor's storage; ``others`` are the op's other operands.
+        ``overlap_ok``: the op is one PyTorch lets write into a broadcast tensor (a masked fill)."""
         self._check_inplace_allowed(*others)
+        if not overlap_ok:
+            self._refuse_internal_overlap()
         records = is_grad_enabled() and (
             self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
         )
@@ -1552,7 +1580,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             )
         self._check_fits(mask.shape)
         fill = value.to(self.dtype) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
-        return self._inplace_apply(lambda old: where(mask, fill, old), value)
+        return self._inplace_apply(lambda old: where(mask, fill, old), value, overlap_ok=True)
 
     # ---- everyday API of PyTorch code (issue 17) ----
 
@@ -1714,6 +1742,18 @@ def _refuse_bool_subtraction(a: Tensor, b: Any) -> None:
 _OPMATH_SCALAR_OPS = ("mul", "div")
 
 
+def _like_uint8(source: Tensor, flags: Tensor) -> Tensor:
+    """``all``/``any``'s result: bool, or uint8 for a uint8 input (PyTorch keeps that legacy dtype)."""
+    return flags.to(dtypes.uint8) if source.dtype is dtypes.uint8 else flags
+
+
+def _mixes_numbers_and_0d_tensors(bounds: list[Any]) -> bool:
+    """Whether clamp's bounds mix numbers and tensors, every tensor 0-d and needing no gradient
+    (PyTorch's Number overload takes those)."""
+    tensors = [b for b in bounds if isinstance(b, Tensor)]
+    return 0 < len(tensors) < len(bounds) and all(t.dim() == 0 and not t.requires_grad for t in tensors)
+
+
 def _scalar_tensor(value: Any, dtype: dtypes.dtype, on: device) -> Tensor:
     """A 0-d tensor holding ``value`` converted to ``dtype``."""
     if type(value) in (float, int) and dtype.is_floating_point and on.type == "cpu":  # ``x * 2``: the common case
@@ -1813,10 +1853,11 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a.dim() == 1 and b.dim() == 2:  # PyTorch's a.unsqueeze(0).mm(b).squeeze_(0)
         return _named(_named(MatMul.apply(a2, b2), "MmBackward0").squeeze(0), "SqueezeBackward4")._standalone()
     if b.dim() == 1:  # a batch of matrices times a vector: one mv of the rows folded together
-        folded = vector_products.Mv.apply(a.reshape(-1, a.shape[-1]), b)
+        folded = vector_products.Mv.apply(a.reshape(math.prod(a.shape[:-1]), a.shape[-1]), b)  # no -1: size 0 is fine
         return _named(folded.reshape(a.shape[:-1]), "UnsafeViewBackward0")._standalone()
     if a.dim() == 1:  # a vector times a batch of matrices: one mv of their columns folded together
-        columns = _named(b.transpose(-1, -2).contiguous().view(-1, b.shape[-2]), "UnsafeViewBackward0")
+        rows = math.prod(b.shape[:-2]) * b.shape[-1]  # not -1: a size-0 batch must stay well defined
+        columns = _named(b.transpose(-1, -2).contiguous().view(rows, b.shape[-2]), "UnsafeViewBackward0")
         folded = vector_products.Mv.apply(columns, a)
         return _named(folded.view(b.shape[:-2] + (b.shape[-1],)), "UnsafeViewBackward0")._standalone()
     return MatMul.apply(a2, b2)

@@ -21,6 +21,7 @@ stores them in the tensor; with duplicate positions the last value written wins.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -56,6 +57,10 @@ def _as_index_array(item: Any) -> np.ndarray:
         if item.dtype is not dtypes.bool_ and item.dtype not in INDEX_DTYPES and item.dtype.is_floating_point:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         values = np.asarray(item.detach().cpu().numpy())
+        if item.dtype is dtypes.uint8:  # PyTorch's old meaning of a byte index: a mask
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                          UserWarning, stacklevel=3)
+            values = values.astype(np.bool_)
     else:
         values = np.asarray(list(item) if isinstance(item, range) else item)
         if values.size == 0 and values.dtype != np.bool_:

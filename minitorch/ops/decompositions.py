@@ -594,6 +594,9 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     where :math:`v_i` is column ``i`` of ``A`` below the diagonal with a 1 on it (LAPACK's
     ``orgqr``). Written in tensor ops, so autograd differentiates it."""
     check_matrices(A, "torch.linalg.householder_product", square=False, name="input")
+    if tau.dim() != A.dim() - 1:
+        raise RuntimeError(f"torch.linalg.householder_product: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.dim()} and input.ndim is equal to {A.dim()}")
     rows, cols = A.shape[-2], A.shape[-1]
     if cols > rows:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "

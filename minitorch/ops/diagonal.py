@@ -226,10 +226,10 @@ class TensorMethods:
         return unfold(self, dimension, size, step)
 
     def tril_(self, diagonal: int = 0) -> Tensor:
-        return self._inplace_apply(lambda old: tril(old, diagonal))
+        return self._inplace_apply(lambda old: tril(old, diagonal), overlap_ok=True)  # as PyTorch's
 
     def triu_(self, diagonal: int = 0) -> Tensor:
-        return self._inplace_apply(lambda old: triu(old, diagonal))
+        return self._inplace_apply(lambda old: triu(old, diagonal), overlap_ok=True)  # as PyTorch's
 
     def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
         return fill_diagonal_(self, fill_value, wrap)

@@ -748,8 +748,9 @@ class Atan2(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
         a, b = ctx.saved_tensors
-        scale = grad / (a * a + b * b)
-        return scale * b, -scale * a
+        recip = (a * a + b * b).reciprocal()
+        recip = recip.masked_fill(recip == math.inf, 0.0)  # at the origin, 0 as in PyTorch (not 0 * inf = nan)
+        return grad * b * recip, grad * -a * recip
 
 
 class Hypot(Function):
@@ -788,7 +789,8 @@ class Modulo(Function):
         a, b = ctx.saved_tensors
         grad_b = None
         if ctx.needs_input_grad[1]:
-            grad_b = -grad * (a / b).detach()._step("trunc" if ctx.op == "fmod" else "floor")
+            # PyTorch's div with a rounding mode: its floor of an infinite quotient is nan, not inf
+            grad_b = -grad * a.detach().div(b.detach(), rounding_mode="trunc" if ctx.op == "fmod" else "floor")
         return grad, grad_b, None, None
 
 

@@ -247,7 +247,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Optional[Tens
     r""":math:`\min(\max(x, \text{min}), \text{max})`: bounds are both numbers or both tensors
     (broadcast); the gradient goes to the input where it lies within the bounds, else to the bound."""
     bounds = [b for b in (min, max) if b is not None]
-    if not isinstance(input, Tensor) or (bounds and len({isinstance(b, Tensor) for b in bounds}) > 1):
+    mixed = len({isinstance(b, Tensor) for b in bounds}) > 1 and any(
+        isinstance(b, Tensor) and (b.dim() or b.requires_grad) for b in bounds)
+    if not isinstance(input, Tensor) or mixed:  # a 0-d tensor needing no grad passes as a Number (Tensor.clamp)
         given = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
         raise invalid_combination("clamp", (input,), given, CLAMP_SIGNATURES)
     return _into(input.clamp(min, max), out, "clamp")

@@ -178,6 +178,8 @@ class Prod(Function):
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
         (a,) = ctx.saved_tensors
+        if a.dim() == 0:  # the product is the value itself: its gradient, even at nan or inf (PyTorch's too)
+            return grad.view(()), None, None
         dims = ctx.dim
         kept_grad = grad if dims is None or ctx.keepdim else grad.unsqueeze(dims)
         is_zero = a == 0

@@ -21,6 +21,7 @@ from ..autograd.composite import composite
 from ..autograd.function import Context, Function
 from ..creation import full, tensor
 from ..dispatch import map_op, zip_op
+from ..shapes import check_storage_size
 from ..tensor import Tensor, add_tensor_methods, result_dtype, where
 from .elementwise import _floating, _into
 
@@ -305,6 +306,7 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:  # 
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     a = _special_input("mvlgamma", input)
+    check_storage_size((p,), a.dtype.itemsize)  # PyTorch's p offsets; a loop over p terms would never end
 
     def multivariate(x: Tensor) -> Tensor:
         total = x.lgamma()

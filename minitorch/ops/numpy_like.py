@@ -83,6 +83,10 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     return cat(columns, 1)
 
 
+#: the most pieces ``tensor_split`` makes: PyTorch's vector of tensors cannot be longer
+MAX_SECTIONS = 2 ** 60
+
+
 def tensor_split(input: Tensor, indices_or_sections: Sections, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     """Views of ``input`` along ``dim``: ``n`` nearly equal parts (the first ``size % n`` one longer),
     or the parts between the given indices."""
@@ -94,6 +98,8 @@ def tensor_split(input: Tensor, indices_or_sections: Sections, dim: int = 0) -> 
         sections = indices_or_sections
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        if sections > MAX_SECTIONS:  # PyTorch cannot hold that many views; a loop over them would never end
+            raise RuntimeError("cannot create std::vector larger than max_size()")
         base, extra = divmod(size, sections)
         bounds = [i * base + min(i, extra) for i in range(sections + 1)]
     else:
@@ -162,6 +168,10 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  #
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None,  # noqa: A002
          append: Optional[Tensor] = None) -> Tensor:
     r"""The ``n``-th forward difference along ``dim``: :math:`x_{i+1} - x_i`, applied ``n`` times."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = normalize_dim(dim, input.dim())
     parts = [p for p in (prepend, input, append) if p is not None]
     x = cat(parts, d) if len(parts) > 1 else input
@@ -235,6 +245,8 @@ def sinc(input: Tensor) -> Tensor:  # noqa: A002
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
     """0 below zero, 1 above, ``values`` at zero."""
+    if isinstance(values, Tensor) and values.dtype is not input.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     step = (input > 0).to(input.dtype)
     return where(input == 0, values.to(input.dtype), step)
 
@@ -258,6 +270,8 @@ def positive(input: Tensor) -> Tensor:  # noqa: A002
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
     """The sum with NaNs counted as 0."""
+    if not input.dtype.is_floating_point:  # no NaN to drop: integers sum to int64, as in sum
+        return input.sum(dim, keepdim, dtype=dtype)
     return where(input != input, 0.0, input).sum(dim, keepdim, dtype=dtype)
 
 
@@ -327,6 +341,9 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element from each vector, one per row."""
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     sizes = [t.shape[0] for t in tensors]
@@ -383,6 +400,9 @@ def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def _indices(rows: int, cols: int, offset: int, upper: bool, dtype: Any, device: Any) -> Tensor:
+    for name, size in (("row", rows), ("col", cols)):
+        if size < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{size}")  # PyTorch's wording, space and all
     found = np.triu_indices(rows, offset, cols) if upper else np.tril_indices(rows, offset, cols)
     return tensor(np.stack(found).astype(np.int64), dtype=dtype or dtypes.int64, device=device)
 
@@ -409,7 +429,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         right = side == "right"
     sequence = sorted_sequence.detach().cpu().numpy()
     if sorter is not None:
-        sequence = np.take_along_axis(sequence, sorter.detach().cpu().numpy(), -1)
+        sequence = np.take_along_axis(sequence, _checked_sorter(sorter, sorted_sequence), -1)
     values = input.detach().cpu().numpy() if isinstance(input, Tensor) else np.asarray(input)
     how = "right" if right else "left"
     if sequence.ndim == 1:
@@ -424,6 +444,20 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         flat_val = values.reshape(-1, values.shape[-1])
         found = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(flat_seq, flat_val)]).reshape(values.shape)
     return tensor(found.astype(np.int32 if out_int32 else np.int64), device=sorted_sequence.device)
+
+
+def _checked_sorter(sorter: Tensor, sorted_sequence: Tensor) -> np.ndarray:
+    """``sorter``'s values, after PyTorch's checks: int64, the boundaries' shape, each in range."""
+    if sorter.dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                           f"{dtypes.scalar_type_name(sorter.dtype)}")
+    if sorter.shape != sorted_sequence.shape:
+        raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
+                           f"{list(sorted_sequence.shape)}and got sorter tensor {list(sorter.shape)}")
+    order = sorter.detach().cpu().numpy()
+    if order.size and (order.min() < 0 or order.max() >= sorted_sequence.shape[-1]):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    return order
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002

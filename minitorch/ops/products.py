@@ -200,7 +200,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002 - PyTorch's na
     ``N x M`` input, in the order of the upper triangle read row by row (``N (N - 1) / 2`` values)."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if p < 0:
+    if not p >= 0:  # nan too
         raise RuntimeError("pdist only supports non-negative p values")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"pdist only supports floating-point dtypes, got: {dtypes.scalar_type_name(input.dtype)}")

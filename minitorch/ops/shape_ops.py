@@ -17,9 +17,10 @@ from .. import dtypes
 from ..autograd.composite import composite
 from ..creation import cat
 from ..creation import tensor as make_tensor
-from ..shapes import normalize_dim, shape_from_args
+from ..shapes import check_storage_size, normalize_dim, shape_from_args
 from ..tensor import Tensor, add_tensor_methods, where
 from .indexing import gather, index_select
+from .scaled_sum import INTEGER_RANGES
 from .views import pieces
 
 IntOrSizes = Union[int, Sequence[int]]
@@ -68,9 +69,11 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:  # no
     """At most ``chunks`` pieces of equal size (the last may be shorter)."""
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if input.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, input.dim())
     size = input.shape[d]
-    return split(input, max(1, math.ceil(size / chunks)), d) if size else (input,) * 1
+    return split(input, max(1, math.ceil(size / chunks)), d) if size else split(input, [0] * chunks, d)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
@@ -93,7 +96,10 @@ def _dims(dims: IntOrSizes, ndim: int) -> list[int]:
 def flip(input: Tensor, dims: IntOrSizes) -> Tensor:  # noqa: A002
     """The elements in reverse order along each of ``dims``."""
     out = input
-    for d in _dims(dims, input.dim()):
+    flipped = _dims(dims, input.dim())
+    if input.dim() == 0:  # dims 0 and -1 checked above; nothing to reverse
+        return input.clone()
+    for d in flipped:
         out = index_select(out, d, _positions(np.arange(out.shape[d] - 1, -1, -1), out.device))
     return out
 
@@ -130,6 +136,8 @@ def movedim(input: Tensor, source: IntOrSizes, destination: IntOrSizes) -> Tenso
         )
     src = [normalize_dim(d, ndim) for d in src]
     dst = [normalize_dim(d, ndim) for d in dst]
+    if ndim == 0:  # dims 0 and -1 checked above: the tensor itself, as a view
+        return input.view(())
     order: list[Optional[int]] = [None] * ndim
     for s, t in zip(src, dst):
         order[t] = s
@@ -181,6 +189,17 @@ def repeat_interleave(input: Tensor, repeats: Any, dim: Optional[int] = None, *,
     if counts.ndim == 1 and counts.size != 1 and counts.size != n:
         raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                            f"{counts.size} and input.size({d}) = {n}")
+    per_element = counts.ndim == 1 and counts.size != 1
+    total = sum(int(c) for c in counts) if per_element else int(counts.reshape(-1)[0]) * n
+    # before NumPy sizes the positions: a count that overflows int64 there writes past the array
+    if per_element:
+        check_storage_size((*input.shape[:d], total, *input.shape[d + 1:]), input.dtype.itemsize)
+    else:  # PyTorch expands a new dimension of the count after ``dim``
+        check_storage_size((*input.shape[:d + 1], int(counts.reshape(-1)[0]), *input.shape[d + 1:]), input.dtype.itemsize)
+    if output_size is not None:
+        if total != output_size:  # PyTorch's two wordings: a tensor of repeats, a single count
+            raise RuntimeError("allocated size does not match required size" if isinstance(repeats, Tensor) and counts.ndim
+                               else f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}")
     return index_select(input, d, _positions(np.repeat(np.arange(n), counts.reshape(-1) if counts.size != 1 else int(counts.reshape(-1)[0])), input.device))
 
 
@@ -237,11 +256,11 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:  # noqa: A00
             )
         fill = value.to(input.dtype)
     else:
+        bounds = INTEGER_RANGES.get(input.dtype)
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:  # nan and inf included
+            raise RuntimeError(f"value cannot be converted to type {bounds[2]} without overflow")
         fill = make_tensor(value, dtype=input.dtype, device=input.device)
-    out = where(mask, fill, input)
-    if out.shape != input.shape:
-        raise RuntimeError(f"The size of the mask {list(mask.shape)} must match the size of the tensor {list(input.shape)}")
-    return out
+    return where(mask, fill, input)  # out of place, input and mask broadcast together (unlike masked_fill_)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:  # noqa: A002

@@ -29,6 +29,8 @@ def broadcast_shapes(*shapes: Any) -> Size:
     """The shape that ``shapes`` (tuples, or single sizes) broadcast to, as a ``Size``."""
     result: tuple[int, ...] = ()
     for shape in shapes:
+        if isinstance(shape, Tensor):  # a tensor is not a shape (its values would be read as sizes)
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
         result = tuple(shape_broadcast(result, (shape,) if isinstance(shape, int) else tuple(shape)))
     return Size(result)
 

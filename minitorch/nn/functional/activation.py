@@ -48,7 +48,7 @@ def _in_place(input: Tensor, compute: Callable[[Tensor], Tensor], inplace: bool,
     if not inplace:
         return compute(input)
     records = is_grad_enabled() and input.requires_grad
-    input._inplace_apply(compute)
+    input._inplace_apply(compute, overlap_ok=overlap_ok)  # overlap_ok: PyTorch lets it write a broadcast input
     return _named(input, node_name) if records and node_name is not None else input
 
 
@@ -119,9 +119,10 @@ def _softmax_input(name: str, input: Tensor, dim: Optional[int], dtype: Any) -> 
         dim = _softmax_dim(name, input.dim())
     (input,) = full_precision(input, device_types=("cuda",))  # on cpu, PyTorch's softmax keeps float16
     source = input.to(dtypes.as_dtype(dtype)) if dtype is not None else _floating(input)
+    d = normalize_dim(dim, source.dim())  # a 0-d input takes dims 0 and -1 only, as in PyTorch
     if source.dim() == 0:
         return source.view(1), 0
-    return source, normalize_dim(dim, source.dim())
+    return source, d
 
 
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002

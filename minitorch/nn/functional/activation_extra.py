@@ -13,7 +13,10 @@ where it is not picked (``exp`` of a large input) is evaluated at a safe input t
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
+
+import numpy as np
 
 from ... import dtypes
 from ...autograd.function import Context, Function
@@ -31,6 +34,8 @@ HARD_KNEE = 3.0
 HARD_SPAN = 6.0
 #: above this, :math:`\tanh(\log(1 + e^x))` is 1 in float64 (mish is then :math:`x`)
 MISH_LINEAR = 20.0
+
+DOUBLE_BYTES = 8  # softshrink's lambda may reach float64's largest value for float64 input, float32's otherwise
 
 
 def _check_floating(input: Tensor, kernel: str) -> None:  # noqa: A002
@@ -187,9 +192,10 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     r""":math:`x - \lambda` above :math:`\lambda`, :math:`x + \lambda` below :math:`-\lambda`, else 0."""
     _check_floating(input, "softshrink_check")
-    if lambd < 0:
+    largest = float(np.finfo(np.float64 if input.dtype.itemsize == DOUBLE_BYTES else np.float32).max)
+    if not 0 <= lambd <= largest:  # nan too
         raise RuntimeError(
-            f"lambda must be in range [0, 1.79769e+308] for input dtype {dtypes.scalar_type_name(input.dtype)}, "
+            f"lambda must be in range [0, {largest:g}] for input dtype {dtypes.scalar_type_name(input.dtype)}, "
             f"but found {lambd:g}"
         )
     return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, input * 0.0))
@@ -203,7 +209,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
 
 
 def _threshold(input: Tensor, bound: float, value: float, inplace: bool) -> Tensor:  # noqa: A002
-    return _in_place(input, lambda x: where(x <= bound, value, x).to(x.dtype), inplace, "ThresholdBackward1")
+    return _in_place(input, lambda x: where(x <= bound, value, x).to(x.dtype), inplace, "ThresholdBackward1", overlap_ok=True)
 
 
 @names_its_node("ThresholdBackward0")
@@ -219,6 +225,9 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa
 @names_its_node("PreluKernelBackward0")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`a_c x`: one slope per channel (dimension 1), or one for all."""
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {dtypes.scalar_type_name(input.dtype)} and "
+                           f"{dtypes.scalar_type_name(weight.dtype)}")
     count = weight.numel()
     if count != 1:
         if input.dim() == 0:
@@ -264,6 +273,11 @@ def rrelu(input: Tensor, lower: float = RRELU_LOWER, upper: float = RRELU_UPPER,
     uniformly from :math:`[\mathrm{lower}, \mathrm{upper}]` for each element in training, and
     :math:`(\mathrm{lower} + \mathrm{upper}) / 2` in evaluation."""
     _check_floating(input, "rrelu_with_noise_cpu")
+    for name, bound in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(bound):
+            raise RuntimeError(f"rrelu: {name} bound must be finite, got {bound}")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if training:
         from ...creation import rand_like
 

@@ -21,6 +21,7 @@ from typing import Optional, Sequence, Union
 from ... import creation, dtypes
 from ...ops.indexing import Gather, index_select
 from ...ops.windows import ConstantPad
+from ...shapes import check_storage_size
 from ...tensor import Tensor
 from ._utils import shape_list
 
@@ -79,6 +80,7 @@ def _resolve_sizes(name: str, n: int, input: Tensor, output_size: OutputSize) ->
         lead = tuple(input.shape[:-n]) + (1,) * (2 - n)
         negative = next(o for o in outs if o < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {shape_list(lead + outs)}")
+    check_storage_size(tuple(input.shape[:-n]) + (1,) * (2 - n) + outs, input.dtype.itemsize)
     return outs
 
 

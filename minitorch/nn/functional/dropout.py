@@ -10,8 +10,11 @@ from ...tensor import Tensor
 
 
 def _check_probability(p: float) -> None:
+    """PyTorch's errors for a bad ``p``: out of range (its Python check), nan (its kernel's check)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p != p:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def _keep_mask(input: Tensor, shape: Sequence[int], p: float) -> Tensor:  # noqa: A002
@@ -45,8 +48,16 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, spatial_dims: int) -> Tensor:  # noqa: A002
     _check_probability(p)
-    if not training or p == 0.0:
+    if spatial_dims == 1 and input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists to "
+            "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
+            "batch dimension (i.e. 2D or 3D inputs)."
+        )
+    if not training or p == 0.0 or input.numel() == 0:
         return input
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     mask_shape = tuple(input.shape[: input.dim() - spatial_dims]) + (1,) * spatial_dims
     if p == 1.0:
         result = input * 0.0

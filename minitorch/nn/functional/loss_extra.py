@@ -53,6 +53,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  
         warnings.warn(KL_MEAN_WARNING, stacklevel=2)
     inner = "sum" if reduction == "batchmean" else reduction
     check_reduction(inner)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         losses = target.exp() * (target - input)
     else:

@@ -127,6 +127,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
     batch, channels = input.shape[0], input.shape[1]
     if channels % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of shape {shape_list(input.shape)} and num_groups={num_groups}")
+    for name, given in (("weight", weight), ("bias", bias)):
+        if given is not None and (given.dim() != 1 or given.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but got "
+                               f"{name} of shape {shape_list(given.shape)} and input of shape {shape_list(input.shape)}")
     grouped = input.reshape(batch, num_groups, -1)
     out = _normalize(grouped, (2,), eps).view(input.shape)
     if weight is not None:

@@ -25,6 +25,7 @@ from ...ops.indexing import Gather
 from ...ops.pool import MaxPool2d
 from ...ops.windows import ConstantPad, windows
 from ...pool_dispatch import has_direct_max_pool
+from ...shapes import check_storage_size
 from ...tensor import Tensor
 from ._utils import IntOrTuple, ntuple, shape_list
 
@@ -250,14 +251,21 @@ def _averaging_matrix(size: int, out_size: int, like: Tensor) -> Tensor:
     return creation.tensor(rows, dtype=like.dtype, device=like.device).view(out_size, size)
 
 
-def _check_output_sizes(sizes: Sequence[int]) -> None:
-    """PyTorch's error for a negative adaptive pooling output size (1-D pooling words it as 2-D)."""
+def _check_output_sizes(input: Tensor, sizes: Sequence[int]) -> None:  # noqa: A002
+    """PyTorch's errors for adaptive average pooling of ``input`` to ``sizes``: an empty spatial
+    dimension, a negative size, a result too large to count (1-D pooling words them as 2-D)."""
+    shape = tuple(input.shape[:-1]) + (1, input.shape[-1]) if len(sizes) == 1 else tuple(input.shape)
+    for d in range(len(shape) - 2, len(shape)):
+        if shape[d] == 0:
+            raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {shape_list(shape)} with dimension {d} being empty")
     if any(s < 0 for s in sizes):
         shown = (1, *sizes) if len(sizes) == 1 else tuple(sizes)
         raise RuntimeError(
             f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
             f"{{{', '.join(map(str, shown))}}}"
         )
+    check_storage_size(shape[:-len(sizes)] + tuple(sizes), input.dtype.itemsize)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # noqa: A002
@@ -265,7 +273,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {shape_list(input.shape)}")
     (out_l,) = ntuple(output_size, 1, "output_size")
-    _check_output_sizes((out_l,))
+    _check_output_sizes(input, (out_l,))
     return input @ _averaging_matrix(input.shape[-1], out_l, input).t()
 
 
@@ -277,7 +285,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Union[int, None, Sequence[Op
     height, width = input.shape[-2:]
     out_h = height if sizes[0] is None else sizes[0]
     out_w = width if sizes[1] is None else sizes[1]
-    _check_output_sizes((out_h, out_w))
+    _check_output_sizes(input, (out_h, out_w))
     # BEGIN SOLUTION 5.5
     rows = _averaging_matrix(height, out_h, input)
     cols = _averaging_matrix(width, out_w, input)

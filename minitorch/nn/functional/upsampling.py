@@ -42,6 +42,7 @@ import numpy as np
 from ... import creation, dtypes
 from ...autograd.composite import composite
 from ...ops.indexing import index_select
+from ...shapes import check_storage_size
 from ...tensor import Tensor
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
@@ -228,6 +229,7 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
     elif align_corners is None:
         align_corners = False
     outs, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor, mode)
+    check_storage_size((*input.shape[:2], *outs), input.dtype.itemsize)  # before any loop over the sizes
     dim = input.dim() - 2
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
