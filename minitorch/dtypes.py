@@ -106,6 +106,12 @@ def is_low_precision(numpy_dtype: np.dtype) -> bool:
 _FLOAT32_NUMPY = np.dtype(np.float32)
 
 
+def accumulates_in(numpy_dtype: np.dtype) -> Optional[np.dtype]:
+    """The dtype in which NumPy must sum or multiply a storage of ``numpy_dtype`` to round as PyTorch
+    does: float32 for float16 and bfloat16 (PyTorch's "opmath" type for them), else None (its own)."""
+    return _FLOAT32_NUMPY if is_low_precision(numpy_dtype) else None
+
+
 def through_float32(source: np.dtype, target: np.dtype) -> bool:
     """Whether PyTorch converts ``source`` values to ``target`` by way of float32: a 16-bit float
     converts directly only to float32 and to the other 16-bit float (its C++ types are built from

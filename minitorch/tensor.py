@@ -1151,17 +1151,29 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def var(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
         r""":math:`\frac{1}{N - c}\sum_i (x_i - \bar x)^2` with correction :math:`c` (1 by default)."""
-        if correction is None:
-            correction = 0 if unbiased is False else 1
-        dims = self._dims(dim)
-        count = math.prod(self._data.shape[d] for d in dims)
-        centered = self - self.mean(dims, keepdim=True)
-        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+        return _named(self._rounded(self._variance(dim, unbiased, keepdim, correction)), "VarBackward0")
 
     @accepts_numpy_names
     def std(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
-        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+        root = StdRoot.apply(self._variance(dim, unbiased, keepdim, correction))
+        return _named(self._rounded(root), "StdBackward0")
+
+    def _variance(self, dim: Optional[Union[int, Sequence[int]]], unbiased: Optional[bool], keepdim: bool,
+                  correction: Optional[int]) -> "Tensor":
+        """The variance, in float32 for a float16 or bfloat16 tensor (PyTorch's accumulator for them)."""
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        source = self.float() if self._data.dtype in _SIXTEEN_BIT_FLOATS else self
+        dims = source._dims(dim)
+        count = math.prod(source._data.shape[d] for d in dims)
+        centered = source - source.mean(dims, keepdim=True)
+        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+
+    def _rounded(self, result: "Tensor") -> "Tensor":
+        """``result`` of a reduction of this tensor, rounded once to this tensor's 16-bit float dtype
+        where it was computed in float32."""
+        return result.to(self._data.dtype) if self._data.dtype in _SIXTEEN_BIT_FLOATS else result
 
     def _extreme(self, op: str, dim: Optional[int], keepdim: bool) -> Union["Tensor", ValuesIndices]:
         if dim is None:
@@ -1709,6 +1721,10 @@ def _check_rounding_mode(rounding_mode: Optional[str]) -> None:
 def _no_dims(dim: Any) -> bool:
     """Whether ``dim`` is an empty list of dims (not None: that is all of them)."""
     return isinstance(dim, (tuple, list)) and not dim
+
+
+#: the dtypes PyTorch's reductions accumulate in float32
+_SIXTEEN_BIT_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
 
 def _named(out: Tensor, name: str) -> Tensor:

@@ -25,6 +25,7 @@ from ..tensor_data import shape_broadcast
 from ..tensor import Tensor, _named, add_tensor_methods, result_dtype
 from .elementwise import _into
 from .elementwise_extra_functions import LogAddExp, Lerp, NanToNum, Prod, Sign, invalid_combination
+from .opmath import in_float32, is_sixteen_bit
 
 # ---- argument checks with PyTorch's wording ----
 
@@ -113,6 +114,10 @@ PROD_SIGNATURES = (
     "Tensor input, *, torch.dtype dtype = None",
     "Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None",
 )
+
+
+# float16 and bfloat16 in float32, rounded once, as PyTorch computes them
+_lerp = in_float32(Lerp.apply)
 
 
 @accepts_numpy_names
@@ -315,8 +320,10 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Optional[Tensor] = Non
         shape_broadcast(shape, weight.shape)
     is_number = not isinstance(weight, Tensor)
     _float_only("lerp_kernel_scalar" if is_number else "lerp_kernel_tensor", input)
-    w = input.new_tensor(weight) if is_number else weight.to(input.dtype)
-    return _into(Lerp.apply(input, end, w, is_number), out, "lerp")
+    # a number weight in float32 for 16-bit floats: PyTorch computes them in float32 (opmath)
+    w = input.new_tensor(weight, dtype=dtypes.float32 if is_sixteen_bit(input) else None) if is_number \
+        else weight.to(input.dtype)
+    return _into(_lerp(input, end, w, is_number), out, "lerp")
 
 
 def logaddexp(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
@@ -374,13 +381,20 @@ def _addc_saves(tensor1: Tensor, tensor2: Tensor, divide: bool) -> tuple[Optiona
     return tensor1 if tensor2.requires_grad else None, tensor2 if divide or tensor1.requires_grad else None
 
 
+def _sum_of_scaled(a: Tensor, scale: Any, divide: bool) -> Any:
+    """``_add_scaled`` with its options; for 16-bit floats computed in float32 and rounded once, as
+    PyTorch computes them."""
+    compute = partial(_add_scaled, scale=scale, divide=divide)
+    return in_float32(compute) if is_sixteen_bit(a) else compute
+
+
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,  # noqa: A002
             out: Optional[Tensor] = None) -> Tensor:
     r""":math:`\text{input} + \text{value} \cdot \text{tensor1} \cdot \text{tensor2}`, broadcast."""
     a, b, c, value = _addc("addcmul", input, tensor1, tensor2, value)
     scale = value if value != 1 else None
     saves = _addc_saves(b, c, divide=False)
-    return _into(composite("AddcmulBackward0", partial(_add_scaled, scale=scale, divide=False), a, b, c, saves=saves),
+    return _into(composite("AddcmulBackward0", _sum_of_scaled(a, scale, divide=False), a, b, c, saves=saves),
                  out, "addcmul")
 
 
@@ -402,7 +416,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     a, b, c, value = _addc("addcdiv", input, tensor1, tensor2, value)
     scale = value if value != 1 else None
     saves = _addc_saves(b, c, divide=True)
-    return _into(composite("AddcdivBackward0", partial(_add_scaled, scale=scale, divide=True), a, b, c, saves=saves),
+    return _into(composite("AddcdivBackward0", _sum_of_scaled(a, scale, divide=True), a, b, c, saves=saves),
                  out, "addcdiv")
 
 

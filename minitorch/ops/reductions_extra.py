@@ -18,6 +18,8 @@ import numpy as np
 from ..autograd.function import Context, Function
 from ..autograd.grad_mode import is_grad_enabled
 from .. import return_types
+from ..dtypes import accumulates_in
+from .opmath import in_float32
 from ..keywords import accepts_numpy_names
 
 if TYPE_CHECKING:  # Tensor inherits ExtraReductions from this module: the import runs the other way
@@ -120,7 +122,13 @@ class PowerNorm(Function):
 
 def vector_norm(x: Tensor, ord: Any = 2, dim: Dims = None, keepdim: bool = False,  # noqa: A002 - PyTorch's name
                 *, dtype: Any = None) -> Tensor:
-    r""":math:`\|x\|_{\mathrm{ord}}` over ``dim`` (all elements by default), ``x`` read as a vector."""
+    r""":math:`\|x\|_{\mathrm{ord}}` over ``dim`` (all elements by default), ``x`` read as a vector
+    (float16 and bfloat16 in float32, rounded once, as PyTorch computes them)."""
+    return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+def _vector_norm_any(x: Tensor, ord: Any, dim: Dims, keepdim: bool,  # noqa: A002 - PyTorch's name
+                     *, dtype: Any = None) -> Tensor:
     if dtype is not None:
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
@@ -145,6 +153,9 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Dims = None, keepdim: bool = False
     if ord == 1:
         return magnitude.sum(dims, keepdim)
     return PowerNorm.apply(x, float(ord), dims, keepdim)
+
+
+_vector_norm = in_float32(_vector_norm_any, "LinalgVectorNormBackward0")
 
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1), keepdim: bool = False,  # noqa: A002,N803
@@ -253,14 +264,36 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
 # ---- scans ----
 
 
+class StdRoot(Function):
+    r""":math:`s = \sqrt{v}` of a variance :math:`v`; :math:`\partial L/\partial v = g / 2s`, and 0
+    where :math:`s = 0` (PyTorch's ``std_backward``; sqrt's own gradient would give :math:`0 \cdot \infty`)."""
+
+    grad_fn_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, variance: Tensor) -> Tensor:
+        out = variance.sqrt()
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return (grad / (out * 2)).masked_fill(out == 0, 0.0)
+
+
 class CumulativeSum(Function):
     r""":math:`y_j = \sum_{i \le j} x_i` along ``dim``; :math:`\partial L/\partial x_i = \sum_{j \ge i} g_j`
-    (the reversed cumulative sum of the gradient)."""
+    (the reversed cumulative sum of the gradient). 16-bit floats are summed in float32, each
+    running sum rounded once, as in PyTorch."""
+
+    grad_fn_name = "CumsumBackward0"
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dim: int) -> Tensor:
         ctx.dim = dim
-        return _host_tensor(np.cumsum(a.numpy(force=True), axis=dim), a).to(a.dtype)
+        values = a.numpy(force=True)
+        return _host_tensor(np.cumsum(values, axis=dim, dtype=accumulates_in(values.dtype)), a).to(a.dtype)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
@@ -270,13 +303,17 @@ class CumulativeSum(Function):
 class CumulativeProduct(Function):
     r""":math:`y_j = \prod_{i \le j} x_i` along ``dim``;
     :math:`\partial L/\partial x_i = \sum_{j \ge i} g_j \prod_{k \le j, k \ne i} x_k`,
-    computed without dividing by :math:`x_i`, so zeros get their true gradient."""
+    computed without dividing by :math:`x_i`, so zeros get their true gradient. 16-bit floats are
+    multiplied in float32, as in PyTorch."""
+
+    grad_fn_name = "CumprodBackward0"
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dim: int) -> Tensor:
         ctx.save_for_backward(a)
         ctx.dim = dim
-        return _host_tensor(np.cumprod(a.numpy(force=True), axis=dim), a).to(a.dtype)
+        values = a.numpy(force=True)
+        return _host_tensor(np.cumprod(values, axis=dim, dtype=accumulates_in(values.dtype)), a).to(a.dtype)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:

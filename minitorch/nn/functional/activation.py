@@ -13,12 +13,17 @@ from typing import Any, Callable, Optional, TypeVar
 
 from ... import dtypes
 from ...ops.activations import GELU, LogSoftmax, Softmax, Softplus
+from ...ops.opmath import in_float32, is_sixteen_bit
 from ...shapes import normalize_dim
 from ...tensor import Tensor, _named, add_tensor_methods, where
 from ...autocast_state import full_precision
 from ...autograd.grad_mode import is_grad_enabled
 
 GELU_APPROXIMATIONS = ("none", "tanh")
+# float16 and bfloat16 computed in float32 and rounded once, as PyTorch's kernels compute them
+_gelu = in_float32(GELU.apply, "GeluBackward0")
+_softmax = in_float32(Softmax.apply, "SoftmaxBackward0")
+_log_softmax = in_float32(LogSoftmax.apply, "LogSoftmaxBackward0")
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -41,10 +46,14 @@ def names_its_node(node_name: str) -> Callable[[F], F]:
 
 
 def _in_place(input: Tensor, compute: Callable[[Tensor], Tensor], inplace: bool,  # noqa: A002 - PyTorch's name
-              node_name: Optional[str] = None) -> Tensor:
+              node_name: Optional[str] = None, overlap_ok: bool = False) -> Tensor:
     """``compute(input)``, or when ``inplace`` ``input`` overwritten with it as PyTorch's in-place op:
     computed from the old values, the op recorded as ``input``'s ``grad_fn`` (named ``node_name``,
-    PyTorch's in-place overload: ``LeakyReluBackward1``), not as a copy into it."""
+    PyTorch's in-place overload: ``LeakyReluBackward1``), not as a copy into it. A float16 or
+    bfloat16 ``input`` is computed in float32 and rounded once, as PyTorch's kernels do
+    (:mod:`~minitorch.ops.opmath`)."""
+    if is_sixteen_bit(input):
+        compute = in_float32(compute)
     if not inplace:
         return compute(input)
     records = is_grad_enabled() and input.requires_grad
@@ -75,7 +84,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     r""":math:`x\,\Phi(x)`, :math:`\Phi` the standard normal CDF (``approximate='tanh'``: its tanh form)."""
     if approximate not in GELU_APPROXIMATIONS:
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return GELU.apply(_floating(input), approximate)
+    return _gelu(_floating(input), approximate)
 
 
 @names_its_node("SiluBackward0")
@@ -128,14 +137,15 @@ def _softmax_input(name: str, input: Tensor, dim: Optional[int], dtype: Any) -> 
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     r""":math:`e^{x_i} / \sum_j e^{x_j}` along ``dim`` (computed stably from :math:`x - \max x`)."""
     source, d = _softmax_input("softmax", input, dim, dtype)
-    out = Softmax.apply(source, d)
+    # nothing to normalize without elements: no max to take
+    out = _softmax(source, d) if source.numel() else source.clone()
     return out if input.dim() else out.view(())  # a 0-d input was computed as one element
 
 
 def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     r""":math:`x_i - \log \sum_j e^{x_j}` along ``dim``, finite wherever the inputs are."""
     source, d = _softmax_input("log_softmax", input, dim, dtype)
-    out = LogSoftmax.apply(source, d)
+    out = _log_softmax(source, d) if source.numel() else source.clone()
     return out if input.dim() else out.view(())  # a 0-d input was computed as one element
 
 

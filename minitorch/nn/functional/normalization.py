@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 from ...autograd import no_grad
-from ...tensor import Tensor
+from ...ops.opmath import in_float32
+from ...tensor import Tensor, _named
 from ...type_info import finfo
 from ._utils import shape_list
 from .padding import pad
@@ -43,7 +44,14 @@ def _trailing_dims(input: Tensor, normalized_shape: Union[int, Sequence[int]]) -
 
 def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,  # noqa: A002
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
-    """Normalise each sample over its trailing ``normalized_shape`` dimensions."""
+    """Normalise each sample over its trailing ``normalized_shape`` dimensions (float16 and bfloat16
+    in float32, rounded once, as PyTorch computes them)."""
+    return _named(_layer_norm(input, normalized_shape, weight, bias, eps), "NativeLayerNormBackward0")
+
+
+@in_float32
+def _layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor],  # noqa: A002
+                bias: Optional[Tensor], eps: float) -> Tensor:
     out = _normalize(input, _trailing_dims(input, normalized_shape), eps)
     if weight is not None:
         out = out * weight
