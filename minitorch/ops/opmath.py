@@ -44,7 +44,8 @@ def in_float32(function: F, node_name: Optional[str] = None) -> F:
     and of the other tensor arguments of its dtype, the tensor result rounded once to that dtype.
     Other inputs pass straight through, as does a call that chooses its result's ``dtype``. The
     result's ``grad_fn`` is named ``node_name`` if given (PyTorch's name of the op), else, after the
-    final cast, as the op's own node was."""
+    final cast, as the op's own node was. Wrap a function that calls ``SomeFunction.apply``, never
+    the bound ``apply`` itself: the profiler swaps ``Function.apply`` while it records."""
 
     @functools.wraps(function)
     def computed(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 - PyTorch's name

@@ -20,10 +20,25 @@ from ...autocast_state import full_precision
 from ...autograd.grad_mode import is_grad_enabled
 
 GELU_APPROXIMATIONS = ("none", "tanh")
-# float16 and bfloat16 computed in float32 and rounded once, as PyTorch's kernels compute them
-_gelu = in_float32(GELU.apply, "GeluBackward0")
-_softmax = in_float32(Softmax.apply, "SoftmaxBackward0")
-_log_softmax = in_float32(LogSoftmax.apply, "LogSoftmaxBackward0")
+
+
+# float16 and bfloat16 computed in float32 and rounded once, as PyTorch's kernels compute them.
+# (``apply`` is looked up at each call: a profile swaps ``Function.apply`` for the time it runs.)
+def _gelu_op(x: Tensor, approximate: str) -> Tensor:
+    return GELU.apply(x, approximate)
+
+
+def _softmax_op(x: Tensor, dim: int) -> Tensor:
+    return Softmax.apply(x, dim)
+
+
+def _log_softmax_op(x: Tensor, dim: int) -> Tensor:
+    return LogSoftmax.apply(x, dim)
+
+
+_gelu = in_float32(_gelu_op, "GeluBackward0")
+_softmax = in_float32(_softmax_op, "SoftmaxBackward0")
+_log_softmax = in_float32(_log_softmax_op, "LogSoftmaxBackward0")
 
 
 F = TypeVar("F", bound=Callable[..., Any])
