@@ -1164,7 +1164,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         """The variance, in float32 for a float16 or bfloat16 tensor (PyTorch's accumulator for them)."""
         if correction is None:
             correction = 0 if unbiased is False else 1
-        source = self.float() if self._data.dtype in _SIXTEEN_BIT_FLOATS else self
+        source = self.float() if self._data.dtype in dtypes.LOW_PRECISION_FLOATS else self
         dims = source._dims(dim)
         count = math.prod(source._data.shape[d] for d in dims)
         centered = source - source.mean(dims, keepdim=True)
@@ -1173,7 +1173,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def _rounded(self, result: "Tensor") -> "Tensor":
         """``result`` of a reduction of this tensor, rounded once to this tensor's 16-bit float dtype
         where it was computed in float32."""
-        return result.to(self._data.dtype) if self._data.dtype in _SIXTEEN_BIT_FLOATS else result
+        return result.to(self._data.dtype) if self._data.dtype in dtypes.LOW_PRECISION_FLOATS else result
 
     def _extreme(self, op: str, dim: Optional[int], keepdim: bool) -> Union["Tensor", ValuesIndices]:
         if dim is None:
@@ -1721,10 +1721,6 @@ def _check_rounding_mode(rounding_mode: Optional[str]) -> None:
 def _no_dims(dim: Any) -> bool:
     """Whether ``dim`` is an empty list of dims (not None: that is all of them)."""
     return isinstance(dim, (tuple, list)) and not dim
-
-
-#: the dtypes PyTorch's reductions accumulate in float32
-_SIXTEEN_BIT_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
 
 def _named(out: Tensor, name: str) -> Tensor:

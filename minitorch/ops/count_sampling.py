@@ -25,19 +25,13 @@ from .. import count_draws, dtypes
 from ..autograd.function import Context, Underivable
 from ..creation import _finish
 from ..generator import Generator
+from ..out_argument import RESIZE_WARNING  # PyTorch's, when the result takes a broadcast shape larger than count's
 from ..tensor import Tensor
 from ..tensor_data import shape_broadcast
 from .sampling import _host_values, _not_implemented, _source, _with_params
 
 #: the dtypes PyTorch's binomial kernel is compiled for
 BINOMIAL_DTYPES = (dtypes.float32, dtypes.float64)
-#: PyTorch's warning when the result takes a broadcast shape larger than ``count``'s
-RESIZE_WARNING = (
-    "An output with one or more elements was resized since it had shape {had}, which does not match the "
-    "required output shape {required}. This behavior is deprecated, and in a future PyTorch release outputs "
-    "will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing "
-    "it, inplace, to zero elements with t.resize_(0)."
-)
 
 
 def _require_tensor(function: str, name: str, position: int, value: Any) -> None:

@@ -25,13 +25,10 @@ from ..dispatch import tensor_class
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: the dtypes PyTorch computes in float32
-SIXTEEN_BIT_FLOATS = (dtypes.float16, dtypes.bfloat16)
-
 
 def is_sixteen_bit(value: Any) -> bool:
     """Whether ``value`` is a tensor of float16 or bfloat16."""
-    return isinstance(value, tensor_class()) and value.dtype in SIXTEEN_BIT_FLOATS
+    return isinstance(value, tensor_class()) and value.dtype in dtypes.LOW_PRECISION_FLOATS
 
 
 def _widened(value: Any, dtype: dtypes.dtype) -> Any:
