@@ -14,7 +14,7 @@ from typing import Optional, Sequence, Union
 
 from ...autograd import no_grad
 from ...ops.opmath import in_float32
-from ...tensor import Tensor, _named
+from ...tensor import Tensor
 from ...type_info import finfo
 from ._utils import shape_list
 from .padding import pad
@@ -46,18 +46,20 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Normalise each sample over its trailing ``normalized_shape`` dimensions (float16 and bfloat16
     in float32, rounded once, as PyTorch computes them)."""
-    return _named(_layer_norm(input, normalized_shape, weight, bias, eps), "NativeLayerNormBackward0")
+    return _layer_norm(input, normalized_shape, weight, bias, eps)
 
 
-@in_float32
-def _layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor],  # noqa: A002
-                bias: Optional[Tensor], eps: float) -> Tensor:
+def _layer_norm_any(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor],  # noqa: A002
+                    bias: Optional[Tensor], eps: float) -> Tensor:
     out = _normalize(input, _trailing_dims(input, normalized_shape), eps)
     if weight is not None:
         out = out * weight
     if bias is not None:
         out = out + bias
     return out
+
+
+_layer_norm = in_float32(_layer_norm_any, "NativeLayerNormBackward0")
 
 
 def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,  # noqa: A002
