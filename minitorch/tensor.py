@@ -1294,7 +1294,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     def _refuse_internal_overlap(self) -> None:
         """PyTorch's error for writing into a tensor whose elements share memory (a broadcast
         dimension: stride 0 and more than one element), where each write would clobber the others."""
-        if any(stride == 0 and size > 1 for size, stride in zip(self._data.shape, self._data.strides)):
+        strides = self._data.strides
+        # (the membership test first: every in-place op asks, and most tensors have no stride 0)
+        if 0 in strides and any(stride == 0 and size > 1 for size, stride in zip(self._data.shape, strides)):
             raise RuntimeError(INTERNAL_OVERLAP_ERROR)
 
     def _refuse_multi_output_view(self, others: tuple) -> None:
