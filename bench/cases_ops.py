@@ -16,6 +16,8 @@ COLLATE_BATCH, SAMPLE_SHAPE = 64, (1, 28, 28)
 #: a batch of 64 rows of 32 features cut into pieces: an LSTM's gates (chunk), a sequence's steps (unbind)
 PIECES_SHAPE, GATES = (64, 32), 4
 ELEMENTWISE_SIZES = (10**4, 10**5, 10**6, 10**7)
+#: an in-place update of a 256 x 784 weight, as a hand-written training loop makes them
+IN_PLACE_SHAPE = (256, 784)
 #: "large" elementwise ops, where the issue's target applies
 LARGE_ELEMENTWISE = 10**6
 ELEMENTWISE_TARGET = Target("torch_ratio", 1.5)
@@ -134,6 +136,31 @@ def elementwise_cases(ctx: Context) -> list[Case]:
     return cases
 
 
+def in_place_cases(ctx: Context) -> list[Case]:
+    """``x.add_(y)`` and its kin on a weight-sized tensor: the updates of a hand-written training loop.
+    Each call writes over ``x`` again (a factor of 1 keeps ``mul_``'s values from decaying into
+    subnormals, which would time another path)."""
+    rng = np.random.default_rng(ctx.seed + 5)
+    x, y = float32(rng, *IN_PLACE_SHAPE), float32(rng, *IN_PLACE_SHAPE)
+    shape = "x".join(map(str, IN_PLACE_SHAPE))
+    row = [Row(MINITORCH)]
+    return [
+        Case(f"in place: x.add_(y) {shape}", "elementwise",
+             same_op(ctx, [x, y], lambda a, b: a.add_(b), numpy_op=lambda a, b: np.add(a, b, out=a)), rows=row,
+             description="x += y in x's memory"),
+        Case(f"in place: x.add_(y, alpha=-0.01) {shape}", "elementwise",
+             same_op(ctx, [x, y], lambda a, b: a.add_(b, alpha=-0.01),
+                     numpy_op=lambda a, b: np.add(a, np.float32(-0.01) * b, out=a)), rows=row,
+             description="a plain SGD update, p.add_(p.grad, alpha=-lr)"),
+        Case(f"in place: x.mul_(1.0) {shape}", "elementwise",
+             same_op(ctx, [x], lambda a: a.mul_(1.0), numpy_op=lambda a: np.multiply(a, 1.0, out=a)), rows=row,
+             description="x *= a number, in x's memory"),
+        Case(f"in place: x.relu_() {shape}", "elementwise",
+             same_op(ctx, [x], lambda a: a.relu_(), numpy_op=lambda a: np.maximum(a, 0, out=a)), rows=row,
+             description="an activation in place (nn.ReLU(inplace=True))"),
+    ]
+
+
 def _sigmoid_numpy(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x))
 
@@ -207,5 +234,5 @@ def random_cases(ctx: Context) -> list[Case]:
 
 
 def cases(ctx: Context) -> list[Case]:
-    return [*overhead_cases(ctx), *elementwise_cases(ctx), *transcendental_cases(ctx), *reduction_cases(ctx),
-            *random_cases(ctx)]
+    return [*overhead_cases(ctx), *elementwise_cases(ctx), *in_place_cases(ctx), *transcendental_cases(ctx),
+            *reduction_cases(ctx), *random_cases(ctx)]

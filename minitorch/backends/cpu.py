@@ -64,7 +64,7 @@ from .. import dtypes
 from ..memory_formats import is_non_overlapping_and_dense
 from ..tensor_data import TensorData, contiguous_strides, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long, cpu_walk
+from . import cpu_in_place, cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long, cpu_walk
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -554,6 +554,8 @@ class CpuBackend:
 
     def map(self, op: str, a: TensorData, out: TensorData) -> None:
         size = out.size
+        if size and op != "copy" and cpu_in_place.writes_its_operand(out, a) and _flat_steps(out, a) is not None:
+            return cpu_in_place.map_in_place(op, out)  # ``x.exp_()``: one run, read through out
         # a small op (below :func:`.cpu_kernels.threaded`, spelled out): one run, if the layout allows
         if size < kernels.PARALLEL_MIN_WORK and op != "copy":
             steps = _flat_steps(out, a)
@@ -590,6 +592,10 @@ class CpuBackend:
 
     def zip(self, op: str, a: TensorData, b: TensorData, out: TensorData) -> None:
         size = out.size
+        if size and cpu_in_place.writes_its_operand(out, a):
+            steps = _flat_steps(out, a, b)
+            if steps is not None:  # ``x += y``, ``x *= 2``: one run, read through out
+                return cpu_in_place.zip_in_place(op, out, b, steps[1])
         # a small op (below :func:`.cpu_kernels.threaded`, spelled out): one run, if the layout allows
         if size < kernels.PARALLEL_MIN_WORK:
             steps = _flat_steps(out, a, b)
