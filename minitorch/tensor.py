@@ -28,6 +28,7 @@ from .keywords import accepts_numpy_names
 from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import (elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, reflected,
                   rounded_division, scaled_sum, vector_products, views)
+from .ops.dtype_refusals import refuse_bool, refuse_number
 from .ops.layout import LaidOutCopy
 from .ops.reductions_extra import ExtraReductions, StdRoot
 from .ops.transfer import ToDevice
@@ -828,6 +829,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self.reciprocal() * other  # PyTorch's reflected division, to the bit
 
     def __pow__(self, other: Operand) -> "Tensor":
+        if isinstance(other, Tensor) and self._data.dtype is dtypes.bool_ and other._data.dtype is dtypes.bool_:
+            refuse_bool("pow", dtypes.bool_)  # PyTorch's kernel for a bool base and bool exponent
         if (not self._data.dtype.is_floating_point and isinstance(other, (int, np.integer))
                 and not isinstance(other, bool) and other < 0):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -835,7 +838,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     def __rpow__(self, other: Operand) -> "Tensor":
         if isinstance(other, (bool, np.bool_)) and self._data.dtype is dtypes.bool_:
-            raise RuntimeError('"pow" not implemented for \'Bool\'')  # PyTorch's kernel for a bool base
+            refuse_bool("pow", dtypes.bool_)  # PyTorch's kernel for a bool base
         function = elementwise.Pow if isinstance(other, Tensor) else reflected.PowOfNumber
         return self._binary(function, other, "pow", reverse=True)
 
@@ -874,13 +877,14 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return function.apply(a, b)
 
     def atan2(self, other: "Tensor") -> "Tensor":
+        refuse_number("atan2", other, "other", 1)
         return self._float_binary(elementwise.Atan2, other, "atan2")
 
     arctan2 = atan2
 
     def hypot(self, other: "Tensor") -> "Tensor":
         if not isinstance(other, Tensor):
-            raise TypeError(f"hypot(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+            raise TypeError(f"hypot(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
         promoted = result_dtype(self, other)  # PyTorch promotes first: int with float is float
         if not promoted.is_floating_point:
             raise NotImplementedError(f'"hypot_cpu" not implemented for \'{dtypes.scalar_type_name(promoted)}\'')
@@ -895,6 +899,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return elementwise.Neg.apply(self)
 
     def __pos__(self) -> "Tensor":
+        if self.dtype is dtypes.bool_:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self) -> "Tensor":
@@ -970,9 +976,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self**2  # PyTorch's square is pow(x, 2): its node is PowBackward0
 
     def maximum(self, other: "Tensor") -> "Tensor":
+        refuse_number("maximum", other, "other", 1)
         return self._binary(elementwise.Maximum, other, "maximum")
 
     def minimum(self, other: "Tensor") -> "Tensor":
+        refuse_number("minimum", other, "other", 1)
         return self._binary(elementwise.Minimum, other, "minimum")
 
     def clamp(self, min: Optional[Scalar] = None, max: Optional[Scalar] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
@@ -1111,6 +1119,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self.shape == other.shape and bool((self == other).all())
 
     def allclose(self, other: "Tensor", rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+        refuse_number("allclose", other, "other", 1)
+        if self.dtype is not other.dtype:  # PyTorch compares in one dtype and promotes none
+            raise RuntimeError(f"{dtypes.scalar_type_name(self.dtype)} did not match {dtypes.scalar_type_name(other.dtype)}")
         return bool(np.allclose(self.detach()._host_numpy(), other.detach()._host_numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
     # ---- reductions ----

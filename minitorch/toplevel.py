@@ -10,9 +10,11 @@ from typing import Any, Optional
 
 import numpy as np
 
+from . import dtypes
 from .creation import tensor as make_tensor
 from .keywords import accepts_numpy_names
 from .ops.elementwise import Div
+from .ops.dtype_refusals import refuse_numbers
 from .out_argument import write_out
 from .ops.scaled_sum import RsubScaled, RsubScaledNumber
 from .tensor import Tensor, _check_rounding_mode, add_tensor_methods, result_dtype, where
@@ -31,10 +33,12 @@ def pow(input: Tensor, exponent: Any) -> Tensor:  # noqa: A001
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    refuse_numbers("maximum", input, other)
     return input.maximum(other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    refuse_numbers("minimum", input, other)
     return input.minimum(other)
 
 
@@ -89,12 +93,24 @@ def any(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tens
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+    _check_close_arguments("allclose", input, other, rtol, atol)
     return input.allclose(other, rtol, atol, equal_nan)
+
+
+def _check_close_arguments(op: str, input: Tensor, other: Tensor, rtol: float, atol: float) -> None:  # noqa: A002
+    """PyTorch's refusals for ``isclose``/``allclose``: a number operand, two dtypes, a negative tolerance."""
+    refuse_numbers(op, input, other)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{dtypes.scalar_type_name(input.dtype)} did not match {dtypes.scalar_type_name(other.dtype)}")
+    for name, tolerance in (("rtol", rtol), ("atol", atol)):
+        if tolerance < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tolerance:g}")
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> Tensor:
     from .creation import tensor
 
+    _check_close_arguments("isclose", input, other, rtol, atol)
     return tensor(np.isclose(input.detach()._host_numpy(), other.detach()._host_numpy(), rtol, atol, equal_nan), device=input.device)
 
 
@@ -201,6 +217,7 @@ def is_floating_point(input: Tensor) -> bool:  # noqa: A002
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
     r"""``torch.dist``: the :math:`p`-norm of ``input - other`` (broadcast), over all elements."""
+    refuse_numbers("dist", input, other)
     return input.dist(other, p)
 
 

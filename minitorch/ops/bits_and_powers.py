@@ -21,6 +21,7 @@ from .. import dtypes
 from ..creation import tensor as make_tensor
 from ..return_types import frexp as frexp_result
 from ..tensor import Tensor, add_tensor_methods, result_dtype, where
+from .dtype_refusals import tensor_operand_method, tensor_operands
 
 Operand = Union[Tensor, int, float, bool]
 
@@ -144,11 +145,13 @@ def _float_power_(self: Tensor, exponent: Operand) -> Tensor:
     return self.copy_(float_power(self, exponent))
 
 
+gcd, lcm, ldexp, nextafter = (tensor_operands(f) for f in (gcd, lcm, ldexp, nextafter))
+
 FUNCTIONS = {function.__name__: function for function in (
     copysign, float_power, frexp, gcd, lcm, ldexp, nextafter, signbit,
 )}
 
-add_tensor_methods(dict(FUNCTIONS))
+add_tensor_methods(dict(FUNCTIONS) | {f.__name__: tensor_operand_method(f) for f in (gcd, lcm, ldexp, nextafter)})
 add_tensor_methods({
     "copysign_": _in_place(copysign, "copysign_"),
     "gcd_": _in_place(gcd, "gcd_"),

@@ -19,6 +19,7 @@ from .. import dtypes
 from ..autograd.function import Context, Function, Underivable
 from ..dispatch import empty, map_op, zip_op
 from ..out_argument import write_out
+from .dtype_refusals import refuse_bool, refuse_numbers
 
 #: :math:`2/\sqrt\pi`, the slope of erf at 0
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -852,9 +853,12 @@ class UnaryMath:
         return Tanh.apply(_floating(self))
 
     def relu(self: Tensor) -> Tensor:
+        if self.dtype is dtypes.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         return ReLU.apply(self)
 
     def abs(self: Tensor) -> Tensor:  # noqa: A003 - PyTorch's name
+        refuse_bool("abs_cpu", self.dtype)
         return Abs.apply(self)
 
     def sin(self: Tensor) -> Tensor:
@@ -925,7 +929,8 @@ class UnaryMath:
 
     def _step(self: Tensor, op: str) -> Tensor:
         """A rounding op (``floor``, ``ceil``, ``round``, ``trunc``); integers are already whole:
-        a copy, as PyTorch returns."""
+        a copy, as PyTorch returns (bools: PyTorch's refusal)."""
+        refuse_bool(f"{'trunc' if op == 'fix' else op}_vml_cpu", self.dtype)
         if not self.dtype.is_floating_point:
             return self.clone()
         return Step.apply(self, op)
@@ -944,8 +949,10 @@ class UnaryMath:
     def round(self: Tensor, decimals: int = 0) -> Tensor:  # noqa: A003 - PyTorch's name
         r"""To the nearest integer, ties to the even one; with ``decimals`` :math:`d`, as PyTorch:
         :math:`\mathrm{round}(x \cdot 10^d) / 10^d` (:math:`d < 0`: :math:`\mathrm{round}(x / 10^{-d}) \cdot 10^{-d}`)."""
-        if decimals == 0 or not self.dtype.is_floating_point:
+        if decimals == 0:
             return self._step("round")
+        if not self.dtype.is_floating_point:
+            raise NotImplementedError(f"\"round_cpu\" not implemented for '{dtypes.scalar_type_name(self.dtype)}'")
         if decimals > 0:
             scale = 10.0**decimals
             return (self * scale)._step("round") / scale
@@ -1107,11 +1114,17 @@ def fmod(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: 
 
 
 def atan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    refuse_numbers("atan2", input, other)
     return _into(input.atan2(other), out, "atan2")
 
 
+def arctan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    refuse_numbers("arctan2", input, other)
+    return _into(input.atan2(other), out, "arctan2")
+
+
 def hypot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    refuse_numbers("hypot", input, other)
     return _into(input.hypot(other), out, "hypot")
 
 
-arctan2 = atan2

@@ -489,6 +489,7 @@ class TensorMethods:
         return self._inplace_apply(lambda old: lerp(old, end, weight), end, weight)
 
     def logaddexp(self: Tensor, other: Tensor) -> Tensor:
+        _tensor("logaddexp", other, "other", 1)
         return logaddexp(self, other)
 
     def nan_to_num(self: Tensor, nan: float = 0.0, posinf: Optional[float] = None, neginf: Optional[float] = None) -> Tensor:

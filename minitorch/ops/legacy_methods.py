@@ -16,6 +16,7 @@ from ..shapes import normalize_dim, shape_from_args
 from ..size import Size
 from ..tensor import Tensor, add_tensor_methods
 from ..toplevel import ravel
+from .dtype_refusals import refuse_number
 
 
 class LegacyMethods:
@@ -48,6 +49,7 @@ class LegacyMethods:
 
     def dist(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
         r"""The :math:`p`-norm of ``self - other`` (broadcast), over all elements."""
+        refuse_number("dist", other, "other", 1)
         return (self - other).norm(p)
 
     def new(self: Tensor, *args: Any) -> Tensor:

@@ -22,6 +22,7 @@ from ..return_types import aminmax as aminmax_result
 from ..shapes import normalize_dim
 from ..tensor import Tensor, _named, add_tensor_methods, result_dtype, where
 from .shape_ops import flip
+from .dtype_refusals import refuse_number, refuse_numbers
 
 Sections = Union[int, Sequence[int], Tensor]
 
@@ -232,6 +233,7 @@ def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     r""":math:`\log_2(2^a + 2^b)`, computed stably."""
+    refuse_numbers("logaddexp2", input, other)
     high = input.maximum(other)
     return high + ((input - high).exp2() + (other - high).exp2()).log2()
 
@@ -245,6 +247,7 @@ def sinc(input: Tensor) -> Tensor:  # noqa: A002
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
     """0 below zero, 1 above, ``values`` at zero."""
+    refuse_numbers("heaviside", input, values, "values")
     if isinstance(values, Tensor) and values.dtype is not input.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     step = (input > 0).to(input.dtype)
@@ -253,18 +256,20 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The larger of the two, a NaN losing to a number (unlike ``maximum``)."""
+    refuse_numbers("fmax", input, other)
     return where(input != input, other, where(other != other, input, input.maximum(other)))
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The smaller of the two, a NaN losing to a number (unlike ``minimum``)."""
+    refuse_numbers("fmin", input, other)
     return where(input != input, other, where(other != other, input, input.minimum(other)))
 
 
 def positive(input: Tensor) -> Tensor:  # noqa: A002
     """``input`` itself, as ``+x``."""
     if input.dtype is dtypes.bool_:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -517,18 +522,22 @@ class NumpyLikeMethods:
         return rad2deg(self)
 
     def logaddexp2(self: Tensor, other: Tensor) -> Tensor:
+        refuse_number("logaddexp2", other, "other", 1)
         return logaddexp2(self, other)
 
     def sinc(self: Tensor) -> Tensor:
         return sinc(self)
 
     def heaviside(self: Tensor, values: Tensor) -> Tensor:
+        refuse_number("heaviside", values, "values", 1)
         return heaviside(self, values)
 
     def fmax(self: Tensor, other: Tensor) -> Tensor:
+        refuse_number("fmax", other, "other", 1)
         return fmax(self, other)
 
     def fmin(self: Tensor, other: Tensor) -> Tensor:
+        refuse_number("fmin", other, "other", 1)
         return fmin(self, other)
 
     def positive(self: Tensor) -> Tensor:
