@@ -139,6 +139,9 @@ from .deterministic import (  # noqa: E402
 from .functional_aliases import EXPORTS as _functional_aliases  # noqa: E402
 from .ops.bits_and_powers import FUNCTIONS as _bits_and_powers  # noqa: E402 - also attaches Tensor.signbit ...
 from .ops.cholesky_solvers import FUNCTIONS as _cholesky_solvers  # noqa: E402 - also attaches Tensor.cholesky_solve ...
+from .ops.linalg_lu import FUNCTIONS as _linalg_lu  # noqa: E402 - also attaches Tensor.lu, lu_solve
+from .ops.linalg_solvers import FUNCTIONS as _linalg_solvers  # noqa: E402 - also attaches Tensor.triangular_solve
+from .ops.matrix_norms import FUNCTIONS as _matrix_norms  # noqa: E402 - torch.norm with the nuclear norm
 from .ops.cumulative import FUNCTIONS as _cumulative  # noqa: E402 - also attaches Tensor.logcumsumexp
 from .ops.scatter_views import FUNCTIONS as _scatter_views  # noqa: E402 - also attaches Tensor.index_put_ ...
 from .ops.sequence_ops import FUNCTIONS as _sequence_ops  # noqa: E402 - also attaches Tensor.mode, renorm ...
@@ -146,7 +149,7 @@ from .ops.windows_signal import FUNCTIONS as _windows_signal  # noqa: E402
 from .toplevel_extra import FUNCTIONS as _toplevel_extra  # noqa: E402
 
 for _extra in (_functional_aliases, _bits_and_powers, _cholesky_solvers, _cumulative, _scatter_views, _sequence_ops,
-               _windows_signal, _toplevel_extra):
+               _windows_signal, _toplevel_extra, _linalg_lu, _linalg_solvers, _matrix_norms):
     globals().update(_extra)
 
 # PyTorch's ``out=`` keyword, for the functions written without it (one implementation: out_argument)

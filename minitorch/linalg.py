@@ -22,9 +22,13 @@ from .ops.decompositions import (
 )
 from .ops.cholesky_solvers import cholesky_ex
 from .ops.linalg_extra import cond, diagonal, matrix_rank, multi_dot, vecdot
+from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
+from .ops.linalg_solvers import inv_ex, solve_ex, tensorinv, tensorsolve
 from .ops.lstsq import lstsq
+from .ops.matrix_norms import matrix_norm
 from .ops.products import linalg_cross as cross
-from .ops.reductions_extra import matrix_norm, vector_norm
+from .ops.reductions_extra import vector_norm
 from .tensor import Tensor
 
 #: the matrix norms :func:`norm` passes to :func:`matrix_norm` when no ``dim`` says otherwise
@@ -45,6 +49,8 @@ def norm(A: Tensor, ord: Any = None, dim: Optional[Union[int, tuple[int, ...]]] 
             return vector_norm(A, 2, None, keepdim, dtype=dtype)
         if A.dim() == 1 and ord not in MATRIX_ORDERS:
             return vector_norm(A, ord, None, keepdim, dtype=dtype)
+        if A.dim() < 2:  # a matrix order of a vector: matrix_norm's refusal
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         if A.dim() != 2:
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                                f"Got {A.dim()}D.")
@@ -56,6 +62,8 @@ def norm(A: Tensor, ord: Any = None, dim: Optional[Union[int, tuple[int, ...]]] 
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-    "householder_product", "inv", "lstsq", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
-    "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
+    "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
+    "lu_factor_ex", "lu_solve", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
+    "vecdot", "vector_norm",
 ]

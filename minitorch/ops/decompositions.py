@@ -26,6 +26,7 @@ from ..autograd.function import Context, Function
 from ..creation import eye
 from ..out_argument import write_out
 from ..tensor import Tensor, add_tensor_methods
+from . import lu_host
 
 class LinAlgError(RuntimeError):
     """A factorisation that failed on its input (a singular or not positive-definite matrix)."""
@@ -144,7 +145,10 @@ class Solve(Function):
         host_a, host_b = _host(A), _host(B)
 
         def singular() -> LinAlgError:
-            return LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+            info = lu_host.getrf(host_a)[2]
+            index = int(np.argmax(info.reshape(-1) != 0)) if info.size else 0
+            return LinAlgError(f"torch.linalg.solve: {_batch_prefix(info.shape, index)}The solver failed because "
+                               "the input matrix is singular.")
 
         out = _like(_lapack(np.linalg.solve, host_a, host_b, on_error=singular), A)
         ctx.save_for_backward(A, out)
@@ -166,6 +170,12 @@ def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Optional[Tensor] = None) -> Tensor:
     """The solution ``X`` of ``A X = B`` (``X A = B`` for ``left=False``); batches broadcast."""
+    return write_out(solve_with(Solve, A, B, left), out, "linalg_solve")
+
+
+def solve_with(solver: type[Function], A: Tensor, B: Tensor, left: bool) -> Tensor:
+    """:func:`solve`'s checks and shapes (vector or matrix ``B``, ``left``) around ``solver.apply(A, rhs)``
+    (``linalg.solve_ex`` passes a solver that does not raise for a singular ``A``)."""
     check_matrices(A, "linalg.solve")
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -181,9 +191,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Optional[Tensor] = No
         rows, cols = (rhs.shape[-2], rhs.shape[-1]) if not vector else (B.shape[-1], 1)
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
-    solution = Solve.apply(A, rhs)
-    solution = solution.squeeze(-1) if vector else (solution if left else solution.mT)
-    return write_out(solution, out, "linalg_solve")
+    solution = solver.apply(A, rhs)
+    return solution.squeeze(-1) if vector else (solution if left else solution.mT)
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
