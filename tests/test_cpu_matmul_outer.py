@@ -16,7 +16,7 @@ from minitorch.backends import cpu
 from minitorch.backends.cpu import CpuBackend, numba_matmul, outer_matmul, outer_matmul_fits
 from minitorch.backends.cpu_kernels import PARALLEL_MIN_WORK
 from minitorch.backends.cpu_matmul_outer import (
-    MAX_K, MIN_TASKS, PACK_ROWS, TILE_COLS, TILE_ROWS, outer_grid, pack_columns,
+    MAX_K, MIN_TASKS, PACK_COLUMNS, TILE_COLS, TILE_ROWS, outer_grid, pack_columns,
 )
 from minitorch.tensor_data import TensorData
 from test_cpu_matmul import F32, F64, I64, check, make_view, sample
@@ -62,8 +62,8 @@ def test_outer_kernel_strided_operands(layouts: tuple[str, str, str]) -> None:
     rng = np.random.default_rng(11)
     check(outer_matmul, sample(rng, (37, 29), F32), sample(rng, (29, 2 * TILE_COLS + 3), F32), layouts)
     check(outer_matmul, sample(rng, (300, 64), F64), sample(rng, (64, 260), F64), layouts)
-    # a long inner dimension: a transposed b is packed down its columns, PACK_ROWS at a time
-    check(outer_matmul, sample(rng, (70, 5 * PACK_ROWS + 3), F32), sample(rng, (5 * PACK_ROWS + 3, 97), F32), layouts)
+    # a transposed b is gathered PACK_COLUMNS columns at a time: a tile of 64 and a ragged last one
+    check(outer_matmul, sample(rng, (70, 83), F32), sample(rng, (83, TILE_COLS + 2 * PACK_COLUMNS + 5), F32), layouts)
 
 
 @pytest.mark.parametrize("a_shape, b_shape", [
@@ -90,8 +90,9 @@ def test_outer_kernel_special_values() -> None:
 
 @pytest.mark.parametrize("rows, cols, b_layout", [
     (3, 5, "rows"),
-    (2 * PACK_ROWS + 3, TILE_COLS, "columns"),  # runs of PACK_ROWS and a shorter last one
-    (PACK_ROWS, 7, "columns"),
+    (37, TILE_COLS, "columns"),  # whole groups of PACK_COLUMNS columns
+    (19, 2 * PACK_COLUMNS + 5, "columns"),  # and a shorter last group
+    (16, 7, "columns"),  # one group, shorter than PACK_COLUMNS
     (6, 9, "strided"),  # neither contiguous: element by element
 ], ids=str)
 def test_pack_columns_matches_numpy_indexing(rows: int, cols: int, b_layout: str) -> None:
