@@ -538,6 +538,31 @@ def _blas_matmul(a: TensorData, b: TensorData, out: TensorData) -> None:
         out_view[...] = np.matmul(a_view, b_view)
 
 
+def _reduce_broadcast(op: str, a: TensorData, dim: int, out: TensorData) -> bool:
+    """Reduce ``a`` along ``dim``, a broadcast dimension (stride 0: one element read ``n`` times), from
+    that element alone, where this gives the kernel's very bits; False where it would not.
+
+    ``max`` and ``min`` of ``n`` copies are the element. A sum of ``n`` copies of a float32 (or an
+    integer) is ``n`` times it: the kernel adds in a float64 (int64) accumulator, where every partial
+    sum of copies of a float32 is exact, and rounds once into ``out``, as the product here is rounded
+    (an int64 product wraps as the sum does). A float64 sum would round at every step: not taken.
+    A gradient's ``expand`` reduced again takes this path: the bias gradient of ``conv(x).sum()``
+    read 524288 copies of one number, from a contiguous copy made first (334 us on 2 cores)."""
+    kind = a.storage.dtype
+    if op == "sum" and (kind == _FLOAT32 or kind.kind in "iu"):
+        factor: Optional[int] = a.shape[dim]
+    elif op in ("max", "min"):
+        factor = None
+    else:
+        return False
+    values = a.restrided(a.shape[:dim] + (1,) + a.shape[dim + 1 :], a.strides).numpy_view()
+    if factor is not None:
+        values = np.multiply(values, factor, dtype=np.float64 if kind.kind == "f" else np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float32's range is inf, as the kernel's
+        np.copyto(out.numpy_view(), values, casting="unsafe")
+    return True
+
+
 def _accumulator_start(op: str, buffer: np.ndarray) -> float | int:
     """Where a sum or product starts, typed as the accumulator: float64 for floats, else int64."""
     start = 1 if op == "prod" else 0
@@ -632,6 +657,8 @@ class CpuBackend:
             return
         if a.storage.dtype in _LOW or out.storage.dtype in _LOW:
             return _through_float32(self.reduce, op, a, dim, out)
+        if a.strides[dim] == 0 and _reduce_broadcast(op, a, dim, out):
+            return
         buffer, shape, a_strides, out_strides, dim = _reduce_layout(a, out, dim)
         shape, a_strides, out_strides, dim = _coalesced_reduction(shape, a_strides, out_strides, dim)
         start = _accumulator_start(op, buffer)
