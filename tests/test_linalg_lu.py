@@ -390,3 +390,18 @@ def test_ldl_errors_are_torchs(torch_ref: ModuleType, name: str, call: Callable)
     with pytest.raises(RuntimeError) as ours:
         call(minitorch)
     assert str(ours.value) == str(theirs.value).split("\n")[0]
+
+
+def test_tensor_norm_method_takes_the_nuclear_norm(torch_ref: ModuleType) -> None:
+    """``x.norm(p='nuc')``, as ``torch.norm(x, p='nuc')``: the sum of the singular values, with its gradient."""
+    values = np.random.default_rng(5).standard_normal((2, 4, 3))
+    results = []
+    for lib in (minitorch, torch_ref):
+        x = lib.tensor(values, requires_grad=True)
+        nuclear = x.norm(p="nuc", dim=(1, 2))
+        nuclear.sum().backward()
+        results.append((nuclear.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(results[0][0], np.linalg.norm(values, "nuc", axis=(1, 2)), rtol=1e-12)
+    assert float(minitorch.tensor(values[0]).norm(p=2)) == pytest.approx(np.linalg.norm(values[0]), rel=1e-12)

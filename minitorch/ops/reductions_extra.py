@@ -11,7 +11,7 @@ The methods live on :class:`ExtraReductions`, which ``Tensor`` inherits.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -176,12 +176,20 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1), ke
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
+#: ``torch.norm`` with the nuclear norm, from the singular values: set by :mod:`.matrix_norms`, a layer
+#: above this module (``Tensor`` inherits this one's methods, so it cannot import the SVD)
+nuclear_norm: Optional[Callable[..., Tensor]] = None
+
+
 def norm(input: Tensor, p: Any = "fro", dim: Dims = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A002
-    """``torch.norm``: the vector p-norm over ``dim``; ``'fro'`` is the 2-norm of all elements."""
+    """``torch.norm``: the vector p-norm over ``dim``; ``'fro'`` is the 2-norm of all elements;
+    ``'nuc'`` the sum of the singular values (:data:`nuclear_norm`)."""
     if p == "fro":
         p = 2
     if p == "nuc":
-        raise RuntimeError("norm(): the nuclear norm is not supported")
+        if nuclear_norm is None:
+            raise RuntimeError("norm(): the nuclear norm needs minitorch.ops.matrix_norms")
+        return nuclear_norm(input, p, dim, keepdim, dtype)
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
