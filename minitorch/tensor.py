@@ -28,9 +28,10 @@ from .keywords import accepts_numpy_names
 from .dispatch import empty, map_op, register_tensor_type, zip_op
 from .ops import (elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, reflected,
                   rounded_division, scaled_sum, vector_products, views)
-from .ops.dtype_refusals import refuse_bool, refuse_number
+from .ops.dtype_refusals import (SHIFT_KERNELS, matmul_kernel, refuse_bool, refuse_bool_clamp, refuse_bool_product,
+                                 refuse_clamp_cast, refuse_non_float_variance, refuse_number)
 from .ops.layout import LaidOutCopy
-from .ops.reductions_extra import ExtraReductions, StdRoot
+from .ops.reductions_extra import ExtraReductions, StdRoot, Variance
 from .ops.transfer import ToDevice
 from .shapes import infer_size, normalize_dim, shape_from_args
 from .size import Size
@@ -716,6 +717,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             value = value.reshape(value.shape[ones:])
         advanced = _advanced_indexing()
         records = is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+        if not records and 0 in self._data.strides and advanced.needs_advanced(key):
+            from .ops.expanded_writes import shares_elements
+
+            if shares_elements(self):  # an expanded tensor: each selected element written, as PyTorch's index_put_
+                return self._put_into_shared(key, value)
         if advanced.needs_advanced(key) or (records and not self.is_leaf):
             # written out of place (a differentiable where), then stored: see ops/advanced_indexing.py
             self._check_inplace_allowed()
@@ -737,6 +743,16 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             return
         target._write(value)
         self._bump_version()
+
+    def _put_into_shared(self, key: Any, value: Operand) -> None:
+        """``self[key] = value`` into a tensor whose elements share memory (a broadcast dimension):
+        PyTorch's route, ``index_put_`` (its warning, every selected element written in turn), for a
+        key of index tensors alone; any other key is refused, as an in-place write into such a tensor."""
+        indices = key if isinstance(key, tuple) else (key,)
+        if not all(isinstance(index, Tensor) for index in indices):
+            self._refuse_internal_overlap()
+        values = value if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
+        self.index_put_(indices, values.to(self.dtype))
 
     def _record_setitem(self, key: Any, value: Operand) -> None:
         """``self[key] = value`` recorded by autograd: an in-place copy into the view ``self[key]``."""
@@ -992,6 +1008,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             bounds = [b for b in (min, max) if b is not None]
         if not any(isinstance(b, Tensor) for b in bounds):  # number bounds: one op, PyTorch's gradient
             result = result_dtype(self, *bounds)
+            refuse_bool_clamp(result, min, max, tensor_bounds=False)
             source = self if self.dtype is result else self.to(result)
             low, high = (None if b is None else _scalar_tensor(b, result, self.device) for b in (min, max))
             return elementwise.Clamp.apply(source, low, high)
@@ -1000,6 +1017,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             raise elementwise_extra_functions.invalid_combination(
                 "clamp", (), given, ("Tensor min = None, Tensor max = None", "Number min = None, Number max = None"), method=True)
         result = result_dtype(self, *bounds)
+        refuse_bool_clamp(result, min, max, tensor_bounds=True)
         source, low, high = (None if t is None else t if t.dtype is result else t.to(result) for t in (self, min, max))
         return elementwise_extra_functions.ClampTensor.apply(source, low, high)
 
@@ -1055,7 +1073,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         a, b = self._promoted(other, op)
         if reverse:
             a, b = b, a
-        if a.dtype.is_floating_point:
+        if a.dtype.is_floating_point or (a.dtype is dtypes.bool_ and kernel_name in SHIFT_KERNELS):
             raise NotImplementedError(f'"{kernel_name}_cpu" not implemented for \'{dtypes.scalar_type_name(a.dtype)}\'')
         return zip_op(op, a.detach(), b.detach())
 
@@ -1152,7 +1170,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if not target.is_floating_point:
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                f"complex dtype. Got: {self.dtype.name.capitalize()}"
+                f"complex dtype. Got: {dtypes.scalar_type_name(self.dtype)}"
             )
         dims = self._dims(dim)
         count = math.prod(self._data.shape[d] for d in dims)
@@ -1168,19 +1186,18 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     @accepts_numpy_names
     def std(self, dim: Optional[Union[int, Sequence[int]]] = None, unbiased: Optional[bool] = None,
             keepdim: bool = False, *, correction: Optional[int] = None) -> "Tensor":
-        root = StdRoot.apply(self._variance(dim, unbiased, keepdim, correction))
+        root = StdRoot.apply(self._variance(dim, unbiased, keepdim, correction, "std"))
         return _named(self._rounded(root), "StdBackward0")
 
     def _variance(self, dim: Optional[Union[int, Sequence[int]]], unbiased: Optional[bool], keepdim: bool,
-                  correction: Optional[int]) -> "Tensor":
-        """The variance, in float32 for a float16 or bfloat16 tensor (PyTorch's accumulator for them)."""
+                  correction: Optional[int], name: str = "var") -> "Tensor":
+        """The variance, in float32 for a float16 or bfloat16 tensor (PyTorch's accumulator for them);
+        ``name``: the op PyTorch's warning names when the correction leaves no degrees of freedom."""
+        refuse_non_float_variance(self.dtype)
         if correction is None:
             correction = 0 if unbiased is False else 1
         source = self.float() if self._data.dtype in dtypes.LOW_PRECISION_FLOATS else self
-        dims = source._dims(dim)
-        count = math.prod(source._data.shape[d] for d in dims)
-        centered = source - source.mean(dims, keepdim=True)
-        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+        return Variance.apply(source, source._dims(dim), keepdim, correction, dim, name)
 
     def _rounded(self, result: "Tensor") -> "Tensor":
         """``result`` of a reduction of this tensor, rounded once to this tensor's 16-bit float dtype
@@ -1591,6 +1608,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         return self._inplace_apply(Tensor.relu)
 
     def clamp_(self, min: Optional[Operand] = None, max: Optional[Operand] = None) -> "Tensor":  # noqa: A002 - PyTorch's names
+        bounds = [b for b in (min, max) if b is not None]
+        if bounds and not any(isinstance(b, Tensor) for b in bounds):
+            refuse_clamp_cast(result_dtype(self, *bounds), self.dtype)
         return self._inplace_apply(lambda old: old.clamp(min, max), min, max)
 
     clip_ = clamp_
@@ -1610,6 +1630,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
             )
         self._check_fits(mask.shape)
+        if 0 in self._data.strides and self.numel() > 1:
+            from .ops.expanded_writes import fill_where_shared, shares_elements, warn_expanded_write
+
+            if shares_elements(self):  # PyTorch writes each element the mask reaches, with a warning
+                warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
+                return fill_where_shared(self, mask, value)
         fill = value.to(self.dtype) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
         return self._inplace_apply(lambda old: where(mask, fill, old), value, overlap_ok=True)
 
@@ -1852,7 +1878,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if autocast_state.ever_enabled:
         a, b = autocast_state.lower_precision(a, b)
     a_shape, b_shape = a._data.shape, b._data.shape
-    if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a._data.dtype is b._data.dtype:
+    if (len(a_shape) == 2 and len(b_shape) == 2 and a_shape[1] == b_shape[0] and a._data.dtype is b._data.dtype
+            and a._data.dtype is not dtypes.bool_):
         return _named(MatMul.apply(a, b), "MmBackward0")  # two matrices that fit: nothing to check or reshape
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
@@ -1879,6 +1906,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         shape_broadcast(a2.shape[:-2], b2.shape[:-2])
     except Exception as error:
         raise RuntimeError(f"matmul: batch dimensions of {list(a.shape)} and {list(b.shape)} don't broadcast") from error
+    refuse_bool_product(matmul_kernel(a.dim(), b.dim()), a.dtype, a_shape, b_shape)
     if b.dim() == 1 and a.dim() <= 2:  # PyTorch's dot and mv: one node each
         return vector_products.Dot.apply(a, b) if a.dim() == 1 else vector_products.Mv.apply(a, b)
     if a.dim() == 1 and b.dim() == 2:  # PyTorch's a.unsqueeze(0).mm(b).squeeze_(0)

@@ -15,7 +15,7 @@ from .parameter import Buffer, Parameter
 from . import functional  # noqa: E402
 from .modules import (  # noqa: E402
     GELU, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss,
-    BCEWithLogitsLoss, Conv1d, Conv2d, CrossEntropyLoss, Dropout, Dropout1d, Dropout2d, Embedding, Flatten, GroupNorm,
+    BCEWithLogitsLoss, Conv1d, Conv2d, CrossEntropyLoss, Dropout, Dropout1d, Dropout2d, Dropout3d, Embedding, Flatten, GroupNorm,
     HuberLoss, L1Loss, LayerNorm, LeakyReLU, LogSoftmax, MaxPool1d, MaxPool2d, MSELoss, MultiheadAttention, NLLLoss,
     ReLU, SiLU, Sigmoid, SmoothL1Loss, Softmax, Softplus, Tanh, Unflatten,
 )

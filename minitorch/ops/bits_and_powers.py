@@ -6,18 +6,20 @@ The differentiable ones are compositions of existing ops, so autograd comes with
 .. math:: \mathrm{copysign}(x, y) = |x| \cdot s_y, \quad \mathrm{ldexp}(x, e) = x \cdot 2^e,
           \quad \mathrm{float\_power}(x, e) = x_{f64}^{\,e_{f64}}
 
-(:math:`s_y = \pm 1` from the sign bit of :math:`y`, a constant, so the gradient flows to
-:math:`x` only, zero at :math:`x = 0`, as PyTorch's). The others have no gradient in PyTorch
-either and read the bits with NumPy.
+(:math:`s_y = \pm 1` from the sign bit of :math:`y`, a constant). ``copysign`` is one Function
+with PyTorch's gradient: :math:`\mathrm{copysign}(x, y) / x` for :math:`x`, 0 where :math:`x = 0`
+(so NaN at :math:`\pm\infty` and NaN), and zeros for :math:`y`. The others have no gradient in
+PyTorch either and read the bits with NumPy.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
 from .. import dtypes
+from ..autograd.function import Context, Function
 from ..creation import tensor as make_tensor
 from ..return_types import frexp as frexp_result
 from ..tensor import Tensor, add_tensor_methods, result_dtype, where
@@ -63,14 +65,36 @@ def signbit(input: Tensor) -> Tensor:  # noqa: A002
     return make_tensor(np.signbit(_host(input)), dtype=dtypes.bool_, device=input.device)
 
 
+class CopySign(Function):
+    r""":math:`|x| \cdot s_y`; PyTorch's gradients: :math:`g \cdot \mathrm{copysign}(x, y) / x` for
+    :math:`x` (0 where :math:`x = 0`, NaN at infinities and NaN) and zeros for :math:`y`."""
+
+    grad_fn_name = "CopysignBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, y: Tensor) -> Tensor:
+        sign = where(signbit(y), -1.0, 1.0).to(x.dtype)
+        ctx.save_for_backward(x, y if ctx.needs_input_grad[1] else None)
+        ctx.sign = sign
+        return x.abs() * sign
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor]]:
+        x, y = ctx.saved_tensors
+        grad_x = None
+        if ctx.needs_input_grad[0]:
+            ratio = (x.abs() * ctx.sign) / x  # the result over the input, as PyTorch forms it
+            grad_x = grad * ratio.masked_fill(x == 0, 0.0)
+        return grad_x, (y.new_zeros(y.shape) if y is not None else None)
+
+
 def copysign(input: Operand, other: Operand) -> Tensor:  # noqa: A002
     """``|input|`` with the sign (bit) of ``other``, broadcast; integers give the default float."""
     kind = _float_result(input, other)
     device = _device_of(input, other)
     x = _as_tensor(input, other).to(kind) if isinstance(input, Tensor) else make_tensor(input, dtype=kind, device=device)
     y = other if isinstance(other, Tensor) else make_tensor(other, dtype=kind, device=device)
-    sign = where(signbit(y), -1.0, 1.0).to(kind)
-    return x.abs() * sign
+    return CopySign.apply(x, y)
 
 
 def float_power(input: Operand, exponent: Operand) -> Tensor:  # noqa: A002

@@ -82,6 +82,15 @@ def _pair_sums(y: Tensor, dim: int) -> Tensor:
     return y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
 
 
+def _refuse_bool(op: str, y: Tensor, x: Any) -> None:
+    """PyTorch's error for bool samples ``y`` or sample points ``x``."""
+    if isinstance(x, Tensor):
+        if dtypes.bool_ in (x.dtype, y.dtype):
+            raise RuntimeError(f"{op}: received a bool input for `x` or `y`, but bool is not supported")
+    elif y.dtype is dtypes.bool_:
+        raise RuntimeError(f"{op}: received a bool input for `y`, but bool is not supported")
+
+
 def _to_float(y: Tensor) -> Tensor:
     return y if y.dtype.is_floating_point else y.to(dtypes.get_default_dtype())
 
@@ -92,10 +101,13 @@ def trapezoid(y: Tensor, x: Optional[Union[Tensor, float]] = None, *, dx: Option
     points ``x`` (a tensor) or a constant spacing ``dx`` (default 1; a number ``x`` is a spacing too)."""
     if isinstance(x, Tensor) and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments - got x and dx")
+    if y.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     dim = normalize_dim(dim, y.dim())
-    y = _to_float(y)
-    if y.shape[dim] == 0:
+    if y.shape[dim] == 0:  # nothing to integrate: zeros of y's own dtype (bool too), as PyTorch's
         return zeros(tuple(s for i, s in enumerate(y.shape) if i != dim), dtype=y.dtype, device=y.device)
+    _refuse_bool("trapezoid", y, x)
+    y = _to_float(y)
     if isinstance(x, Tensor):
         return (_spacing(y, x, dim) * _pair_sums(y, dim)).sum(dim) / 2
     spacing = x if x is not None else (1.0 if dx is None else dx)
@@ -113,6 +125,9 @@ def cumulative_trapezoid(y: Tensor, x: Optional[Union[Tensor, float]] = None, *,
     """The running trapezoid rule along ``dim``: one fewer element than ``y`` there."""
     if isinstance(x, Tensor) and dx is not None:
         raise TypeError("cumulative_trapezoid() received an invalid combination of arguments - got x and dx")
+    _refuse_bool("cumulative_trapezoid", y, x)
+    if y.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     dim = normalize_dim(dim, y.dim())
     y = _to_float(y)
     if y.shape[dim] == 0:

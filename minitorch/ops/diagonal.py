@@ -24,6 +24,7 @@ from ..dispatch import empty, map_op
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods
 from ..tensor_data import TensorData
+from .dtype_refusals import refuse_bool
 from .shape_ops import tril, triu
 
 
@@ -164,6 +165,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:  # no
 
 def trace(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     r""":math:`\sum_i A_{ii}` of a matrix (rectangular too), one ``TraceBackward0`` node."""
+    refuse_bool("trace", input.dtype)  # PyTorch's kernel looks at the dtype first
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return composite("TraceBackward0", _diagonal_sum, input, saves=())  # PyTorch keeps only the sizes

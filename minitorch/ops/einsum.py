@@ -199,7 +199,12 @@ def _contract(a: Tensor, la: list[int], b: Tensor, lb: list[int], keep: set[int]
 
     a3 = a.permute(*[la.index(x) for x in batch + left + contracted]).reshape(flat(batch), flat(left), flat(contracted))
     b3 = b.permute(*[lb.index(x) for x in batch + right + contracted]).reshape(flat(batch), flat(right), flat(contracted))
-    out = (a3 @ b3.transpose(1, 2)).reshape(tuple(size[x] for x in batch + left + right))
+    if a3.dtype is dtypes.bool_ and b3.dtype is dtypes.bool_ and (flat(contracted) == 1 or 0 in a3.shape + b3.shape):
+        # PyTorch multiplies bools where nothing is summed (its bmm, which has no bool kernel, runs otherwise)
+        out3 = (a3.unsqueeze(2) & b3.unsqueeze(1)).any(-1)
+    else:
+        out3 = a3 @ b3.transpose(1, 2)
+    out = out3.reshape(tuple(size[x] for x in batch + left + right))
     return out, batch + left + right
 
 

@@ -13,6 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..autograd.function import Context, Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..dispatch import map_op, reduce_op
 
 if TYPE_CHECKING:  # tensor.py imports this module
@@ -135,6 +136,51 @@ class LogAddExp(Function):
         return grad / (1 + (b - a).exp()), grad / (1 + (a - b).exp())
 
 
+class LogAddExp2(Function):
+    r""":math:`\log_2(2^a + 2^b) = \max(a, b) + \log_2\!\left(1 + 2^{-|a - b|}\right)`, as PyTorch's
+    kernel forms it (equal infinities give themselves, so :math:`(\infty, x)` is :math:`\infty`);
+    :math:`\partial_a = 1 / (1 + 2^{b - a}),\ \partial_b = 1 / (1 + 2^{a - b})`."""
+
+    grad_fn_name = "Logaddexp2Backward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        out = a.maximum(b) + (-(a - b).abs()).exp2().log1p() * (1.0 / math.log(2.0))
+        same_infinity = (a.abs() == math.inf) & (a == b)
+        return a.where(same_infinity, out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor]:
+        a, b = ctx.saved_tensors
+        return grad / (1 + (b - a).exp2()), grad / (1 + (a - b).exp2())
+
+
+class Logit(Function):
+    r""":math:`\log\frac{p}{1 - p}` of ``p`` (clamped to :math:`[\epsilon, 1 - \epsilon]` when ``eps`` is
+    given), with PyTorch's gradient :math:`g / (p (1 - p))`: :math:`g \cdot \infty` at 0 and 1, and
+    outside the range NaN (no ``eps``) or 0 (``eps``), not the clamp's and the log's chain."""
+
+    grad_fn_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, eps: Optional[float]) -> Tensor:
+        ctx.save_for_backward(a)
+        ctx.eps = eps
+        p = a.clamp(eps, 1 - eps) if eps is not None else a
+        return (p / (1 - p)).log()
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        (a,) = ctx.saved_tensors
+        eps = ctx.eps
+        low, high = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+        at_edge = (a == 0) | (a == 1)  # PyTorch's g * inf there: g over +0, whatever the sign of a's zero
+        inside = grad / a.new_zeros(()).where(at_edge, a * (1 - a))
+        outside = (a < low) | (a > high)
+        return inside.masked_fill(outside, math.nan if eps is None else 0.0), None
+
+
 class NanToNum(Function):
     r"""NaN, :math:`+\infty` and :math:`-\infty` replaced by the given finite numbers; the gradient
     passes where the input was finite and is 0 where it was replaced."""
@@ -156,10 +202,11 @@ class NanToNum(Function):
 
 
 class Prod(Function):
-    r""":math:`p = \prod_i a_i` along ``dim`` (all elements for None);
-    :math:`\partial p / \partial a_i = \prod_{j \ne i} a_j`: :math:`p / a_i` when the slice has no
-    zero, the product of the others at its only zero, and 0 everywhere else; written so that its
-    own gradient (second derivatives) is exact at zeros too."""
+    r""":math:`p = \prod_i a_i` along ``dim`` (all elements for None), with PyTorch's gradient
+    :math:`\partial p / \partial a_i = \prod_{j \ne i} a_j`: :math:`p / a_i` when the input has no
+    zero, else the exact product of the others, formed as (product of those before :math:`i`)
+    :math:`\times` (product of those after it), both running products; over all elements with
+    two zeros or more, and no graph of the backward asked for, zeros (PyTorch's shortcut)."""
 
     grad_fn_name = "ProdBackward0"
 
@@ -172,27 +219,38 @@ class Prod(Function):
             ctx.grad_fn_name = "ProdBackward1"
             out = reduce_op("prod", a, dim)
             out = out if keepdim else out.squeeze(dim)
-        ctx.save_for_backward(a)
+        ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
-        (a,) = ctx.saved_tensors
+        a, result = ctx.saved_tensors
         if a.dim() == 0:  # the product is the value itself: its gradient, even at nan or inf (PyTorch's too)
             return grad.view(()), None, None
-        dims = ctx.dim
-        kept_grad = grad if dims is None or ctx.keepdim else grad.unsqueeze(dims)
-        is_zero = a == 0
-        zeros = is_zero.sum() if dims is None else is_zero.sum(dims, keepdim=True)
-        others = a.new_ones(()).where(is_zero, a)  # the zeros as 1
-        product = Prod.apply(others, dims, True)  # P: the product of the nonzero elements
-        ratio = product / others  # the product of the others where no zero is left out
-        # the zeros' values (0, but differentiable): written as products with them, the
-        # gradient's own gradient (create_graph) is exact at zeros too
-        zero_values = a * is_zero
-        zero_sum = zero_values.sum() if dims is None else zero_values.sum(dims, keepdim=True)
-        nothing = a.new_zeros(())
-        one_zero = product.where(is_zero, zero_sum * ratio)
-        two_zeros = ((zero_sum - a) * product).where(is_zero, nothing)
-        local = ratio.where(zeros == 0, one_zero.where(zeros == 1, two_zeros.where(zeros == 2, nothing)))
-        return kept_grad * local, None, None
+        dim = ctx.dim
+        if dim is not None and not ctx.keepdim:
+            grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
+        zeros = int((a == 0).sum())
+        if zeros == 0:
+            return grad * (result / a), None, None
+        if dim is None:
+            if zeros > 1 and not is_grad_enabled():
+                return a.new_zeros(a.shape), None, None
+            flat = _others_product(grad.reshape(()), a.reshape(-1), 0)
+            return flat.reshape(a.shape), None, None
+        return _others_product(grad, a, dim), None, None
+
+
+def _others_product(grad: Tensor, a: Tensor, dim: int) -> Tensor:
+    r""":math:`g \cdot \prod_{j < i} a_j \cdot \prod_{j > i} a_j` along ``dim``, each product a running
+    one (PyTorch's ``prod_safe_zeros_backward``: exact at zeros, no division). Its running products
+    are of :math:`(1, a_0, \dots, a_{n-2})` and of :math:`(1, a_{n-1}, \dots, a_1)`: ``a`` (flipped)
+    rolled one place on, its first element replaced by 1."""
+    size = a.shape[dim]
+    if a.numel() == 0 or size == 1:
+        return grad.expand(a.shape)
+    first = (a.new_tensor([1] + [0] * (size - 1)) == 1).reshape([size if d == dim else 1 for d in range(a.dim())])
+    one = a.new_ones(())
+    before = one.where(first, a.roll(1, dim)).cumprod(dim)
+    after = one.where(first, a.flip(dim).roll(1, dim)).cumprod(dim).flip(dim)
+    return grad * (before * after)

@@ -303,6 +303,8 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:  # 
     :math:`\ln\Gamma_p(a) = \tfrac{p(p-1)}{4}\ln\pi + \sum_{i=0}^{p-1} \ln\Gamma(a - i/2)`."""
     if isinstance(p, bool) or not isinstance(p, Integral):
         raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}")
+    if isinstance(input, Tensor) and input.dtype is dtypes.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     a = _special_input("mvlgamma", input)

@@ -22,7 +22,9 @@ from ..return_types import aminmax as aminmax_result
 from ..shapes import normalize_dim
 from ..tensor import Tensor, _named, add_tensor_methods, result_dtype, where
 from .shape_ops import flip
-from .dtype_refusals import refuse_number, refuse_numbers
+from .elementwise_extra_functions import LogAddExp2, Logit
+from .opmath import in_float32
+from .dtype_refusals import MM_KERNEL, refuse_bool_product, refuse_non_float, refuse_number, refuse_numbers
 
 Sections = Union[int, Sequence[int], Tensor]
 
@@ -187,8 +189,9 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = N
 
 def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:  # noqa: A002
     r""":math:`\log\frac{p}{1 - p}`, with :math:`p` clamped to :math:`[\epsilon, 1 - \epsilon]` when ``eps`` is given."""
-    p = input.clamp(eps, 1 - eps) if eps is not None else input
-    return _named((p / (1 - p)).log(), "LogitBackward0")
+    if not input.dtype.is_floating_point:  # integers and bools are read as the default float
+        input = input.to(dtypes.get_default_dtype())
+    return Logit.apply(input, eps)
 
 
 class XLogY(Function):
@@ -234,8 +237,18 @@ def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     r""":math:`\log_2(2^a + 2^b)`, computed stably."""
     refuse_numbers("logaddexp2", input, other)
-    high = input.maximum(other)
-    return high + ((input - high).exp2() + (other - high).exp2()).log2()
+    common = result_dtype(input, other)  # a bool or integer beside a float is promoted to it
+    refuse_non_float("logaddexp2_cpu", common)
+    a, b = (t if t.dtype is common else t.to(common) for t in (input, other))
+    return _logaddexp2(a, b)
+
+
+def _logaddexp2_op(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return LogAddExp2.apply(input, other)  # looked up at each call: a profile swaps apply
+
+
+# PyTorch's kernel: 16-bit floats in float32, rounded once; (inf, x) is inf, equal infinities themselves
+_logaddexp2 = in_float32(_logaddexp2_op)
 
 
 def sinc(input: Tensor) -> Tensor:  # noqa: A002
@@ -255,15 +268,17 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
 
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
-    """The larger of the two, a NaN losing to a number (unlike ``maximum``)."""
+    r"""The larger of the two, a NaN losing to a number (unlike ``maximum``). The gradient goes
+    whole to ``input`` where :math:`x \ge y` or ``other`` is NaN (ties too), else to ``other``, as PyTorch's."""
     refuse_numbers("fmax", input, other)
-    return where(input != input, other, where(other != other, input, input.maximum(other)))
+    return _named(where((input >= other) | (other != other), input, other), "FmaxBackward0")
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
-    """The smaller of the two, a NaN losing to a number (unlike ``minimum``)."""
+    r"""The smaller of the two, a NaN losing to a number (unlike ``minimum``). The gradient goes
+    whole to ``input`` where :math:`x \le y` or ``other`` is NaN (ties too), else to ``other``, as PyTorch's."""
     refuse_numbers("fmin", input, other)
-    return where(input != input, other, where(other != other, input, input.minimum(other)))
+    return _named(where((input <= other) | (other != other), input, other), "FminBackward0")
 
 
 def positive(input: Tensor) -> Tensor:  # noqa: A002
@@ -282,6 +297,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
     """The mean of the values that are not NaN."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{dtypes.scalar_type_name(input.dtype)}")
     kept = (input == input).to(input.dtype)
     return nansum(input, dim, keepdim, dtype=dtype) / kept.sum(dim, keepdim)
 
@@ -302,6 +320,10 @@ def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
+    if other.dim() == 1 and input.dim() == 1:
+        return input @ other
+    # PyTorch's inner is a tensordot: one mm of the flattened operands
+    refuse_bool_product(MM_KERNEL, input.dtype if input.dtype is other.dtype else None, input.shape, other.shape)
     if other.dim() == 1:
         return input @ other
     return (input.reshape(-1, input.shape[-1]) @ other.reshape(-1, other.shape[-1]).t()).reshape(
@@ -366,6 +388,14 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
     x = input.unsqueeze(0) if input.dim() == 1 else input
     if x.dim() != 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
+    if x.dtype is dtypes.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    if fweights is not None and (fweights.dtype.is_floating_point or fweights.dtype is dtypes.bool_):
+        raise RuntimeError("cov(): expected fweights to have integral dtype but got fweights with "
+                           f"{dtypes.scalar_type_name(fweights.dtype)} dtype")
+    if aweights is not None and not aweights.dtype.is_floating_point:
+        raise RuntimeError("cov(): expected aweights to have floating point dtype but got aweights with "
+                           f"{dtypes.scalar_type_name(aweights.dtype)} dtype")
     if not x.dtype.is_floating_point:
         x = x.to(dtypes.get_default_dtype())
     weights = None
@@ -394,6 +424,9 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
 
 def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
     """Pearson correlation coefficients of the rows, clipped to [-1, 1]."""
+    if input.dim() > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
     c = cov(input)
     if c.dim() == 0:
         return c / c

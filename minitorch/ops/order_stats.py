@@ -17,11 +17,14 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import return_types
+from ..autograd.grad_mode import is_grad_enabled
 from ..creation import stack
 from ..creation import tensor as make_tensor
 from ..keywords import accepts_numpy_names
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods
+from .dtype_refusals import refuse_bool
+from .reductions_extra import ChosenValue
 
 #: how a quantile between two order statistics is read
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -108,10 +111,13 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     """``(values, indices)``: the ``k``-th smallest value along ``dim`` (``k`` from 1; NaN is largest)."""
     d = normalize_dim(dim, input.dim()) if input.dim() else 0
     size = input.shape[d] if input.dim() else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if not input.dim():
         return return_types.kthvalue(input.clone(), make_tensor(0, device=input.device))
+    refuse_bool("kthvalue_cpu", input.dtype)
     indices = input.argsort(d).narrow(d, k - 1, 1)
     values = input.gather(d, indices)
     if not keepdim:
@@ -124,9 +130,14 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:  # noqa: A002
     """The lower median of the values that are not NaN (NaN where there are none); with ``dim``,
     ``(values, indices)``."""
+    if dim is None and input.numel() == 0:
+        return input.median()  # PyTorch's NaN in the input's dtype
+    if dim is None and input.requires_grad and is_grad_enabled():  # (off inside ChosenValue's forward)
+        return ChosenValue.apply(input, nanmedian, "NanmedianBackward0")  # ties share the gradient evenly
     rows, d = _moved_last(input, dim)
     if rows.shape[-1] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    refuse_bool("median_cpu" if dim is None else "median_out", input.dtype)
     order = rows.argsort(-1)
     valid = (rows == rows).sum(-1, keepdim=True)
     middle = order.gather(-1, ((valid - 1).clamp(min=0)) // 2)

@@ -22,6 +22,7 @@ from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods, where
 from ..tensor_data import shape_broadcast
 from ..toplevel import _into, bmm
+from .dtype_refusals import DOT_KERNEL, MM_KERNEL, refuse_bool_product
 
 
 def _expand_error(target: Sequence[int], shape: Sequence[int]) -> str:
@@ -46,6 +47,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, a
     target = (b, n, batch2.shape[2])
     if len(input.shape) > len(target) or any(s not in (1, t) for s, t in zip(reversed(input.shape), reversed(target))):
         raise RuntimeError(_expand_error(target, tuple(input.shape)))
+    refuse_bool_product("baddbmm", batch1.dtype if batch1.dtype is batch2.dtype else None, batch1.shape, batch2.shape)
     product = batch1 @ batch2
     scaled = product if alpha == 1 else product * alpha
     if beta == 0:  # input's values (NaNs too) are ignored; it still gets a (zero) gradient, as in PyTorch
@@ -79,8 +81,12 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Optional[Tensor] = None)
     free_a = [d for d in range(a.dim()) if d not in dims_a]
     free_b = [d for d in range(b.dim()) if d not in dims_b]
     size = math.prod(a.shape[d] for d in dims_a)
-    left = a.permute(*(free_a + dims_a)).reshape(-1, size)
-    right = b.permute(*(dims_b + free_b)).reshape(size, -1)
+    # PyTorch's tensordot: one dot when both are contracted whole, else one mm of the flattened operands
+    kernel = DOT_KERNEL if not free_a and not free_b else MM_KERNEL
+    refuse_bool_product(kernel, a.dtype if a.dtype is b.dtype else None, a.shape, b.shape)
+    # the free sizes spelled out: with nothing contracted (size 0) a -1 would be ambiguous
+    left = a.permute(*(free_a + dims_a)).reshape(math.prod(a.shape[d] for d in free_a), size)
+    right = b.permute(*(dims_b + free_b)).reshape(size, math.prod(b.shape[d] for d in free_b))
     result = (left @ right).reshape(tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
     if out is not None:
         return _into(out, result, "tensordot")

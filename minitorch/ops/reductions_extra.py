@@ -11,14 +11,16 @@ The methods live on :class:`ExtraReductions`, which ``Tensor`` inherits.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from ..autograd.function import Context, Function
 from ..autograd.grad_mode import is_grad_enabled
-from .. import return_types
+from .. import dtypes, return_types
 from ..dtypes import accumulates_in
+from .dtype_refusals import refuse_bool, refuse_non_float_variance
 from .opmath import in_float32
 from ..keywords import accepts_numpy_names
 
@@ -79,13 +81,16 @@ def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:  # noq
 def var_mean(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None, keepdim: bool = False,  # noqa: A002
              *, correction: Optional[int] = None) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim``, as two tensors."""
-    return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+    refuse_non_float_variance(input.dtype, "var_mean")
+    return input._rounded(input._variance(dim, unbiased, keepdim, correction, "var_mean")), input.mean(dim, keepdim)
 
 
 def std_mean(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None, keepdim: bool = False,  # noqa: A002
              *, correction: Optional[int] = None) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim``, as two tensors."""
-    return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+    refuse_non_float_variance(input.dtype, "std_mean")
+    root = StdRoot.apply(input._variance(dim, unbiased, keepdim, correction, "std_mean"))
+    return input._rounded(root), input.mean(dim, keepdim)
 
 
 def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:  # noqa: A002
@@ -133,7 +138,7 @@ def _vector_norm_any(x: Tensor, ord: Any, dim: Dims, keepdim: bool,  # noqa: A00
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
         raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype.name.capitalize()}"
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {dtypes.scalar_type_name(x.dtype)}"
         )
     if isinstance(dim, (tuple, list)) and not dim:
         dim = None
@@ -233,6 +238,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input.shape[_one_dim(input, dim)] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if input.dim() == 0:
         return TopkResult(input.clone(), _host_tensor(np.zeros((), np.int64), input))
     d = _one_dim(input, dim)
@@ -245,16 +252,22 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     """The lower median (the smaller of the two middle values); with ``dim``, ``(values, indices)``.
     A NaN in a row makes that row's median NaN."""
     if dim is None:
-        if input.numel() == 0:
+        if input.numel() == 0:  # PyTorch's NaN in the input's dtype: True for bool
+            if input.dtype is dtypes.bool_:
+                return _host_tensor(np.ones((), np.bool_), input)
             return input.sum() * math.nan if input.dtype.is_floating_point else input.reshape(-1).sum()
-        return median(input.reshape(-1), 0).values.view(())._standalone()
+        refuse_bool("median_cpu", input.dtype)
+        return ChosenValue.apply(input, lambda a: median(a.reshape(-1), 0).values.view(())._standalone(),
+                                 "MedianBackward0")
     if input.dim() == 0:
         _one_dim(input, dim)
+        refuse_bool("median_out", input.dtype)
         return MedianResult(input.clone(), _host_tensor(np.zeros((), np.int64), input))
     d = _one_dim(input, dim)
     size = input.shape[d]
     if size == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    refuse_bool("median_out", input.dtype)
     values = input.detach().numpy(force=True)
     order = _stable_order_along(values, d, descending=False)
     middle = np.take(order, [(size - 1) // 2], axis=d)
@@ -267,6 +280,26 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     if not keepdim:
         out, indices = out.squeeze(d)._standalone(), indices.squeeze(d)._standalone()
     return MedianResult(out, indices)
+
+
+class ChosenValue(Function):
+    r"""One value chosen from all elements of ``a`` by ``choose`` (``median()``, ``nanmedian()``), with
+    PyTorch's gradient for it: split evenly between the elements equal to the value (between the
+    NaNs when it is NaN), :math:`\partial a_i = g\,[a_i = v] / \#\{j : a_j = v\}`."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, choose: Any, name: str) -> Tensor:
+        ctx.grad_fn_name = name
+        value = choose(a)
+        ctx.save_for_backward(a, value)
+        return value
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        a, value = ctx.saved_tensors
+        chosen = (a != a) if bool(value != value) else (a == value)
+        share = grad / chosen.sum()
+        return share.where(chosen, a.new_zeros(())), None, None
 
 
 # ---- scans ----
@@ -288,6 +321,49 @@ class StdRoot(Function):
     def backward(ctx: Context, grad: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
         return (grad / (out * 2)).masked_fill(out == 0, 0.0)
+
+
+#: PyTorch's warning for a variance whose correction is at least the number of elements reduced
+NO_FREEDOM_WARNING = (
+    "{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+    "(input numel divided by output numel)."
+)
+
+
+class Variance(Function):
+    r""":math:`v = \frac{1}{N - c}\sum_i (x_i - \bar x)^2` over ``dims`` (correction :math:`c`), with
+    PyTorch's gradient :math:`\frac{2}{N - c}\, g\, (x_i - \bar x)`: the mean's own dependence on
+    :math:`x` is left out (its terms sum to 0), so an infinite element sends :math:`\mp\infty`, not
+    NaN, to the others. Over all elements (``dim`` None) with :math:`N \le c` the gradient is NaN
+    where :math:`x_i = \bar x` and :math:`\infty` elsewhere, as PyTorch's; for ``dim=[]`` (all
+    elements too) PyTorch's backward counts :math:`N = 1`, and so does this one."""
+
+    grad_fn_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: float,
+                dim: Any, name: str) -> Tensor:
+        count = math.prod(a.shape[d] for d in dims)
+        if count - correction <= 0:
+            warnings.warn(NO_FREEDOM_WARNING.format(name), UserWarning, stacklevel=5)
+        counted = 1 if isinstance(dim, (list, tuple)) and not dim else count  # PyTorch's backward's N
+        ctx.save_for_backward(a)
+        ctx.dims, ctx.keepdim, ctx.freedom = dims, keepdim, counted - correction
+        ctx.all_dims = dim is None or a.dim() == 0
+        centered = a - a.mean(dims, keepdim=True)
+        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], ...]:
+        (a,) = ctx.saved_tensors
+        freedom = ctx.freedom
+        if ctx.all_dims and freedom <= 0:
+            spread = a.new_full(a.shape, math.inf).masked_fill(a == a.mean(), math.nan)
+            return grad * spread, None, None, None, None, None
+        if not ctx.keepdim and ctx.dims:
+            grad = grad.reshape([1 if d in ctx.dims else size for d, size in enumerate(a.shape)])
+        scale = 2.0 / freedom if freedom else math.inf
+        return scale * grad * (a - a.mean(ctx.dims, keepdim=True)), None, None, None, None, None
 
 
 class CumulativeSum(Function):
@@ -329,15 +405,8 @@ class CumulativeProduct(Function):
         if is_grad_enabled() and (a.requires_grad or grad.requires_grad):
             return CumulativeProduct._differentiable_backward(a, grad, ctx.dim), None
         values = np.moveaxis(a.numpy(force=True), ctx.dim, -1)
-        grads = np.moveaxis(grad.numpy(force=True), ctx.dim, -1)
-        out = np.zeros(np.broadcast_shapes(values.shape, grads.shape), dtype=values.dtype)
-        size = values.shape[-1]
-        for i in range(size):
-            without_i = values.copy()
-            without_i[..., i] = 1
-            partial = np.cumprod(without_i, axis=-1)  # prod_{k<=j, k!=i} x_k for j >= i
-            out[..., i] = (grads[..., i:] * partial[..., i:]).sum(axis=-1)
-        return _host_tensor(np.moveaxis(out, -1, ctx.dim), a).to(a.dtype), None
+        grads = np.broadcast_to(np.moveaxis(grad.numpy(force=True), ctx.dim, -1), values.shape)
+        return _host_tensor(np.moveaxis(_cumprod_grad(values, grads), -1, ctx.dim), a).to(a.dtype), None
 
     @staticmethod
     def _differentiable_backward(a: Tensor, grad: Tensor, dim: int) -> Tensor:
@@ -356,6 +425,38 @@ class CumulativeProduct(Function):
             column = (grads[..., i:] * without_i.cumprod(-1)[..., i:]).sum(-1, keepdim=True) * e_i
             result = column if result is None else result + column
         return result.movedim(-1, dim)
+
+
+def _reversed_cumsum(w: np.ndarray) -> np.ndarray:
+    """Sums from each position to the end of the last axis."""
+    return np.cumsum(w[..., ::-1], axis=-1, dtype=accumulates_in(w.dtype)).astype(w.dtype)[..., ::-1]
+
+
+def _cumprod_grad(values: np.ndarray, grads: np.ndarray) -> np.ndarray:
+    r"""PyTorch's O(n) gradient of the running product along the last axis (``cumprod_backward``):
+    :math:`\sum_{j \ge k} g_j y_j / x_k` where the row has no zero; in a row with zeros, that sum
+    up to the first zero :math:`z_1`, at :math:`z_1` the product before it times
+    :math:`\sum_{z_1 \le j < z_2} g_j \prod_{z_1 < i \le j} x_i`, and 0 after it."""
+    if values.size <= 1 or values.shape[-1] == 1:
+        return grads.copy()
+    with np.errstate(all="ignore"):
+        output = np.cumprod(values, axis=-1, dtype=accumulates_in(values.dtype)).astype(values.dtype)
+        weighted = output * grads
+        is_zero = values == 0
+        if not is_zero.any():
+            return _reversed_cumsum(weighted) / values
+        zeros_so_far = np.cumsum(is_zero, axis=-1)
+        before_first = zeros_so_far == 0
+        out = np.where(before_first, _reversed_cumsum(np.where(before_first, weighted, 0)) / values, 0)
+        up_to_second = zeros_so_far == 1
+        first = np.argmax(up_to_second, axis=-1)[..., None]
+        first_mask = (np.arange(values.shape[-1]) == first) & up_to_second
+        between = up_to_second & ~first_mask
+        running = np.cumprod(np.where(between, values, 1), axis=-1, dtype=accumulates_in(values.dtype)).astype(values.dtype)
+        summed = (running * np.where(up_to_second, grads, 0)).sum(axis=-1, keepdims=True)
+        previous = np.take_along_axis(output, np.maximum(first - 1, 0), axis=-1)
+        at_first = summed * np.where(first == 0, 1, previous)
+        return np.where(first_mask, at_first, out).astype(values.dtype)
 
 
 def _scan(fn: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:  # noqa: A002

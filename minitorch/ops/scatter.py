@@ -30,6 +30,7 @@ from ..index_checks import check_scatter, first_out_of_range, nonempty_shape
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods, where
 from .indexing import gather, index_add, index_select, scatter_add
+from .expanded_writes import shares_elements, warn_expanded_write
 from .windows import ConstantPad
 
 SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -267,6 +268,15 @@ def _dim_mask(input: Tensor, dim: int, rows: np.ndarray) -> Tensor:  # noqa: A00
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:  # noqa: A002
     """PyTorch's ``torch.index_fill``: ``input`` with the slices ``index`` along ``dim`` set to ``value``
     (a number or a 0-d tensor, whose gradient is the sum over the filled elements)."""
+    d, rows = _filled_rows(input, dim, index, value)
+    size = input.shape[d] if input.dim() else 1
+    fill = value.to(input.dtype) if isinstance(value, Tensor) else make_tensor(value, dtype=input.dtype, device=input.device)
+    return where(_dim_mask(input, d, rows % size if size else rows), fill, input)
+
+
+def _filled_rows(input: Tensor, dim: int, index: Tensor, value: Any, expanded: bool = False) -> tuple[int, np.ndarray]:  # noqa: A002
+    """``index_fill``'s checks, in PyTorch's order (the warning for an ``expanded`` tensor before the
+    bounds), and the normalized ``dim`` and the index values."""
     d = normalize_dim(dim, input.dim())
     if index.dim() > 1:
         raise RuntimeError("Index has to be a vector/scalar")
@@ -276,13 +286,25 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:  #
         raise RuntimeError(
             f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
         )
+    if expanded:
+        warn_expanded_write("index_fill_", "tensor[mask] = scalar")
     size = input.shape[d] if input.dim() else 1
     rows = _host(index).reshape(-1)
     outside = rows[(rows < -size) | (rows >= size)]
     if outside.size:  # negative values count from the end, as in PyTorch
         raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
-    fill = value.to(input.dtype) if isinstance(value, Tensor) else make_tensor(value, dtype=input.dtype, device=input.device)
-    return where(_dim_mask(input, d, rows % size if size else rows), fill, input)
+    return d, rows
+
+
+def _index_fill_expanded(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``index_fill_`` into an expanded tensor, as PyTorch 2.x still does it (with a deprecation
+    warning): each selected slice filled in turn, so the shared memory ends as PyTorch's does."""
+    d, rows = _filled_rows(self, dim, index, value, expanded=True)
+    size = self.shape[d]
+    fill = value.item() if isinstance(value, Tensor) else value  # a number: fill_ writes it into shared memory
+    for row in dict.fromkeys(int(r) % size for r in rows):
+        self.select(d, row).fill_(fill)
+    return self
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
@@ -355,6 +377,8 @@ class TensorMethods:
         return index_fill(self, dim, index, value)
 
     def index_fill_(self, dim: int, index: Tensor, value: Any) -> Tensor:
+        if shares_elements(self):
+            return _index_fill_expanded(self, dim, index, value)
         return self._inplace_apply(lambda old: index_fill(old, dim, index, value), value)
 
     def index_copy(self, dim: int, index: Tensor, source: Tensor) -> Tensor:

@@ -13,6 +13,8 @@ from typing import Any, Optional, Sequence
 from .. import dtypes
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from .expanded_writes import put_where_shared, shares_elements, warn_expanded_write
 
 #: ATen's names of the dtypes, as its error messages print them
 _SCALAR_NAMES = {dtypes.float16: "Half", dtypes.float32: "Float", dtypes.float64: "Double", dtypes.int64: "Long",
@@ -64,6 +66,12 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 def index_put(input: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor,  # noqa: A002
               accumulate: bool = False) -> Tensor:
     """``input`` with ``input[indices] = values`` (``+=`` with ``accumulate``: repeated indices add up)."""
+    masked_fill = not accumulate and values.numel() == 1 and _one_mask(input, indices) is not None
+    if values.dtype is not input.dtype and not masked_fill:  # (PyTorch's masked_fill_ route converts the value)
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{dtypes.scalar_type_name(input.dtype)} for the destination and {dtypes.scalar_type_name(values.dtype)} for the source."
+        )
     key = tuple(slice(None) if index is None else index for index in indices)
     result = input.clone()
     if not accumulate:
@@ -109,8 +117,37 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
 
 
 def _index_put_(self: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
-    """In-place :func:`index_put`."""
+    """In-place :func:`index_put`. Into an expanded tensor it writes as PyTorch 2.x still does, with
+    its deprecation warning (unless the write is recorded for autograd: refused there)."""
+    if shares_elements(self):
+        warn_expanded_write("index_put_", "tensor[indices] = tensor")
+        if not accumulate and values.numel() == 1:
+            mask = _one_mask(self, indices)
+            if mask is not None:  # PyTorch's masked_fill_ route, which warns again
+                return self.masked_fill_(mask, values.reshape(()))
+        if not (is_grad_enabled() and (self.requires_grad or values.requires_grad)):
+            index_put(self.detach(), indices, values, accumulate)  # PyTorch's errors for the arguments
+            self._check_inplace_allowed(values)
+            with no_grad():
+                return put_where_shared(self, indices, values, accumulate)
     return self.copy_(index_put(self, indices, values, accumulate))
+
+
+def _one_mask(self: Tensor, indices: Sequence[Optional[Tensor]]) -> Optional[Tensor]:
+    """The one bool index among Nones, shaped to broadcast against ``self`` (PyTorch's test of whether
+    ``index_put_`` of one value is a ``masked_fill_``), or None when it is not one."""
+    mask, before = None, 0
+    for index in indices:
+        if index is None:
+            before += 1 if mask is None else 0
+        elif mask is not None or index.dtype not in (dtypes.bool_, dtypes.uint8):
+            return None
+        else:
+            mask = index
+    if mask is None:
+        return None
+    trailing = self.dim() - before - mask.dim()
+    return mask.to(dtypes.bool_).reshape(tuple(mask.shape) + (1,) * trailing) if trailing >= 0 else None
 
 
 def _masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:

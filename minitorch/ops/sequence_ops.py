@@ -22,6 +22,7 @@ from ..return_types import mode as mode_result
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods, where
 from .diagonal import diag
+from .dtype_refusals import MM_KERNEL, refuse_bool_product
 
 
 def _host(t: Tensor) -> np.ndarray:
@@ -151,7 +152,8 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa
     r"""Each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm
     ``maxnorm`` (by :math:`\mathrm{maxnorm} / (\lVert s \rVert_p + 10^{-7})`, as PyTorch's)."""
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"renorm: input needs to be floating point, got {input.dtype}")
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {dtypes.scalar_type_name(input.dtype)}")
     if p <= 0:
         raise RuntimeError(f"renorm: non-positive-norm not supported, got {p}")
     if maxnorm < 0:
@@ -191,6 +193,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  #
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.dim() != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
+    # PyTorch's addbmm: one mm per batch into the same sum
+    refuse_bool_product(MM_KERNEL, batch1.dtype if batch1.dtype is batch2.dtype else None, batch1.shape, batch2.shape)
     products = (batch1 @ batch2).sum(0)
     scaled = products if alpha == 1 else products * alpha
     if beta == 0:  # PyTorch ignores input then (its NaNs included), keeping its broadcast shape

@@ -7,10 +7,10 @@ dropout, lookups (embedding, one-hot), padding, losses and attention.
 from __future__ import annotations
 
 from ...ops.indexing import gather, index_select, scatter_add
-from .activation import gelu, leaky_relu, log_softmax, relu, relu_, sigmoid, silu, softmax, softplus, tanh
+from .activation import gelu, leaky_relu, leaky_relu_, log_softmax, relu, relu_, sigmoid, silu, softmax, softplus, tanh
 from .attention import multi_head_attention, scaled_dot_product_attention
 from .conv import conv1d, conv2d
-from .dropout import dropout, dropout1d, dropout2d
+from .dropout import dropout, dropout1d, dropout2d, dropout3d
 from .linear import bilinear, linear
 from .loss import (
     binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
@@ -30,8 +30,8 @@ from .embedding_bag import embedding_bag
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout",
-    "dropout1d", "dropout2d", "embedding", "gather", "gelu", "group_norm", "huber_loss", "index_select", "l1_loss",
-    "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool1d", "max_pool2d", "mse_loss",
+    "dropout1d", "dropout2d", "dropout3d", "embedding", "gather", "gelu", "group_norm", "huber_loss", "index_select", "l1_loss",
+    "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool1d", "max_pool2d", "mse_loss",
     "multi_head_attention", "nll_loss", "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention",
     "scatter_add", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
 ]

@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional, TypeVar
 
 from ... import dtypes
 from ...ops.activations import GELU, LogSoftmax, Softmax, Softplus
+from ...ops.dtype_refusals import refuse_non_float, refuse_softmax_dtype
 from ...ops.opmath import in_float32, is_sixteen_bit
 from ...shapes import normalize_dim
 from ...tensor import Tensor, _named, add_tensor_methods, where
@@ -90,21 +91,28 @@ def relu_(input: Tensor) -> Tensor:  # noqa: A002
 @names_its_node("LeakyReluBackward0")
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`\mathrm{negative\_slope} \cdot x`."""
+    refuse_non_float("leaky_relu_cpu", input.dtype)
     # BEGIN SOLUTION 5.1
     return _in_place(input, lambda x: where(x > 0, x, x * negative_slope), inplace, "LeakyReluBackward1")
     # END SOLUTION
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     r""":math:`x\,\Phi(x)`, :math:`\Phi` the standard normal CDF (``approximate='tanh'``: its tanh form)."""
     if approximate not in GELU_APPROXIMATIONS:
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return _gelu(_floating(input), approximate)
+    refuse_non_float("GeluKernelImpl", input.dtype)
+    return _gelu(input, approximate)
 
 
 @names_its_node("SiluBackward0")
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x\,\sigma(x)` (also called swish)."""
+    refuse_non_float("silu_cpu", input.dtype)
     # BEGIN SOLUTION 5.1
     return _in_place(input, lambda x: x * x.sigmoid(), inplace, "SiluBackward0")
     # END SOLUTION
@@ -122,11 +130,8 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
 @names_its_node("SoftplusBackward0")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     r""":math:`\tfrac{1}{\beta}\log(1 + e^{\beta x})`, linear where :math:`\beta x > \mathrm{threshold}`."""
+    refuse_non_float("softplus_cpu", input.dtype)
     return Softplus.apply(input, beta, threshold)
-
-
-def _floating(input: Tensor) -> Tensor:  # noqa: A002
-    return input if input.dtype.is_floating_point else input.to(dtypes.get_default_dtype())
 
 
 def _softmax_dim(name: str, ndim: int) -> int:
@@ -139,11 +144,15 @@ def _softmax_dim(name: str, ndim: int) -> int:
 
 
 def _softmax_input(name: str, input: Tensor, dim: Optional[int], dtype: Any) -> tuple[Tensor, int]:  # noqa: A002
+    """The tensor the kernel computes on (in ``dtype`` if given) and the normalized ``dim``; PyTorch's
+    kernels take floats only, though an input without elements is returned as it is, in any dtype."""
     if dim is None:
         dim = _softmax_dim(name, input.dim())
     (input,) = full_precision(input, device_types=("cuda",))  # on cpu, PyTorch's softmax keeps float16
-    source = input.to(dtypes.as_dtype(dtype)) if dtype is not None else _floating(input)
+    source = input.to(dtypes.as_dtype(dtype)) if dtype is not None else input
     d = normalize_dim(dim, source.dim())  # a 0-d input takes dims 0 and -1 only, as in PyTorch
+    if source.numel():
+        refuse_softmax_dtype(name, source.dtype, d, source.dim())
     if source.dim() == 0:
         return source.view(1), 0
     return source, d

@@ -20,6 +20,7 @@ import numpy as np
 
 from ... import dtypes
 from ...autograd.function import Context, Function
+from ...ops.dtype_refusals import refuse_bool
 from ...shapes import normalize_dim
 from ...tensor import Tensor, where
 from .activation import _in_place, _softmax_dim, names_its_node, softmax
@@ -60,6 +61,54 @@ class _ExpMinusOne(Function):
         return grad * a.exp()
 
 
+class _ZeroKept(Function):
+    r"""``out`` with ``x`` itself where :math:`x = \pm 0` (PyTorch's ELU kernels return the input there
+    whatever :math:`\alpha`, where :math:`\alpha (e^0 - 1)` would be NaN for an infinite or NaN
+    :math:`\alpha`, or :math:`\mp 0` for a negative one); the gradient passes to ``out`` unchanged,
+    so the slope at 0 stays the negative branch's :math:`\alpha e^0`."""
+
+    @staticmethod
+    def forward(ctx: Context, out: Tensor, x: Tensor) -> Tensor:
+        return where(x == 0, x, out)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None]:
+        return grad, None
+
+
+#: PyTorch's error for the backward of an in-place ELU (or CELU) with a negative (or NaN) alpha
+IN_PLACE_NEGATIVE_SLOPE = (
+    "In-place elu backward calculation is triggered with a negative slope which is not supported. This is caused "
+    "by calling in-place forward function with a negative slope, please call out-of-place version instead."
+)
+
+
+class _NoBackward(Function):
+    r"""``a`` itself whose backward raises PyTorch's error: its in-place ELU differentiates from the
+    result, which cannot be undone when :math:`\alpha < 0` (or NaN)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Tensor:
+        return a.clone()
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> Tensor:
+        raise RuntimeError(IN_PLACE_NEGATIVE_SLOPE)
+
+
+def _refused_in_place(compute: Any, alpha: float, inplace: bool) -> Any:
+    r"""``compute``, its result's backward refused when in place with :math:`\alpha < 0` or NaN, as PyTorch's."""
+    if not inplace or alpha >= 0:
+        return compute
+    return lambda x: _NoBackward.apply(compute(x))
+
+
+def _negative_branch(x: Tensor, branch: Tensor, alpha: float) -> Tensor:
+    r"""The ELU family's negative branch, ``x`` itself at zero unless :math:`0 < \alpha < \infty`
+    (where the branch is already :math:`\pm 0` there and nothing need change)."""
+    return branch if 0 < alpha < math.inf else _ZeroKept.apply(branch, x)
+
+
 def _at_most(x: Tensor, bound: float = 0.0) -> Tensor:
     """``x`` where :math:`x \\le \\text{bound}` (or NaN), else ``bound``: a safe input for a branch used only there."""
     return where(x > bound, bound, x)
@@ -69,7 +118,10 @@ def _at_most(x: Tensor, bound: float = 0.0) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     r""":math:`x` for :math:`x > 0`, else :math:`\alpha (e^x - 1)`."""
     _check_floating(input, "elu_cpu")
-    return _in_place(input, lambda x: where(x > 0, x, alpha * _ExpMinusOne.apply(_at_most(x))), inplace, "EluBackward1")
+    def compute(x: Tensor) -> Tensor:
+        return where(x > 0, x, _negative_branch(x, alpha * _ExpMinusOne.apply(_at_most(x)), alpha))
+
+    return _in_place(input, _refused_in_place(compute, alpha, inplace), inplace, "EluBackward1")
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
@@ -99,9 +151,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
     def compute(x: Tensor) -> Tensor:
-        return where(x > 0, x, alpha * _ExpMinusOne.apply(_at_most(x) * (1.0 / alpha)))
+        return where(x > 0, x, _negative_branch(x, alpha * _ExpMinusOne.apply(_at_most(x) * (1.0 / alpha)), alpha))
 
-    return _in_place(input, compute, inplace, "CeluBackward1")
+    return _in_place(input, _refused_in_place(compute, alpha, inplace), inplace, "CeluBackward1")
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
@@ -113,6 +165,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     r"""``input`` clamped to :math:`[\mathrm{min\_val}, \mathrm{max\_val}]`, slope 0 at the bounds themselves."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
 
     def compute(x: Tensor) -> Tensor:
         return where(x <= min_val, min_val, where(x >= max_val, max_val, x)).to(x.dtype)
@@ -209,6 +263,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
 
 
 def _threshold(input: Tensor, bound: float, value: float, inplace: bool) -> Tensor:  # noqa: A002
+    refuse_bool("threshold_cpu", input.dtype)
     return _in_place(input, lambda x: where(x <= bound, value, x).to(x.dtype), inplace, "ThresholdBackward1", overlap_ok=True)
 
 
@@ -258,6 +313,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
     size = input.shape[d]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    _check_floating(input, "glu_cpu")
     half = size // 2
     return input.narrow(d, 0, half) * input.narrow(d, half, half).sigmoid()
 

@@ -3,6 +3,7 @@ survivors by :math:`1/(1-p)`, so the expected value of every element is unchange
 
 from __future__ import annotations
 
+import warnings
 from typing import Sequence
 
 from ...creation import empty
@@ -38,31 +39,72 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
     """Dropout of whole channels of ``(N, C, L)`` or ``(C, L)`` input."""
-    return _channel_dropout(input, p, training, inplace, spatial_dims=1)
-
-
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
-    """Dropout of whole channels (feature maps) of ``(N, C, H, W)`` or ``(C, H, W)`` input."""
-    return _channel_dropout(input, p, training, inplace, spatial_dims=2)
-
-
-def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, spatial_dims: int) -> Tensor:  # noqa: A002
-    _check_probability(p)
-    if spatial_dims == 1 and input.dim() not in (2, 3):
+    _check_range(p)
+    if input.dim() not in (2, 3):
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists to "
             "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
             "batch dimension (i.e. 2D or 3D inputs)."
         )
+    return _feature_dropout(input, p, training, inplace, batched=input.dim() == 3)
+
+
+#: what PyTorch says of an input of another rank than a channel dropout's own (its text, {0} the
+#: function, {1} the rank, {2} the spatial dims, {3} the ranks it takes)
+RANK_WARNING = (
+    "{0}: Received a {1}-D input to {0}, which is deprecated and will result in an error in a future release. "
+    "To retain the behavior and silence this warning, please use dropout instead. Note that {0} exists to "
+    "provide channel-wise dropout on inputs with {2} spatial dimensions, a channel dimension, and an optional "
+    "batch dimension (i.e. {3} inputs)."
+)
+#: PyTorch's warning for a 3-D input to ``dropout2d``, which it reads as ``(N, C, L)``
+DROPOUT2D_3D_WARNING = (
+    "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
+    "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
+    "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+    "channel-wise dropout behavior, please switch to using dropout1d instead."
+)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Dropout of whole channels (feature maps) of ``(N, C, H, W)`` input. As in PyTorch, every other
+    rank is read as ``(N, C, ...)`` with a warning: a 3-D input is ``(N, C, L)``, not ``(C, H, W)``."""
+    _check_range(p)
+    if input.dim() not in (3, 4):
+        warnings.warn(RANK_WARNING.format("dropout2d", input.dim(), 2, "3D or 4D"), stacklevel=2)
+    if input.dim() == 3:
+        warnings.warn(DROPOUT2D_3D_WARNING, stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, batched=True)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """Dropout of whole channels (volumes) of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input. As in
+    PyTorch, another rank than 5 is read as unbatched, ``(C, ...)``, with a warning unless it is 4."""
+    _check_range(p)
+    if input.dim() not in (4, 5):
+        warnings.warn(RANK_WARNING.format("dropout3d", input.dim(), 3, "4D or 5D"), stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, batched=input.dim() == 5)
+
+
+def _check_range(p: float) -> None:
+    """PyTorch's Python check of ``p``, made before its warnings (NaN passes it)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched: bool) -> Tensor:  # noqa: A002
+    """PyTorch's ``feature_dropout``: one draw per ``(N, C)`` channel of ``input`` read as ``(N, C, ...)``
+    (an unbatched ``(C, ...)`` input as ``(1, C, ...)``)."""
+    _check_probability(p)
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    if input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    mask_shape = tuple(input.shape[: input.dim() - spatial_dims]) + (1,) * spatial_dims
     if p == 1.0:
-        result = input * 0.0
-    else:
-        result = input * _keep_mask(input, mask_shape, p).div_(1.0 - p)
+        return input.copy_(input * 0.0) if inplace else input * 0.0
+    if input.dim() + (0 if batched else 1) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    channels = 2 if batched else 1
+    mask_shape = tuple(input.shape[:channels]) + (1,) * (input.dim() - channels)
+    result = input * _keep_mask(input, mask_shape, p).div_(1.0 - p)
     return input.copy_(result) if inplace else result
 
 

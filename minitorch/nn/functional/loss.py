@@ -121,7 +121,9 @@ def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: float) 
     diff = (input - target).abs()
     if beta == 0.0:
         return reduce_loss(diff, reduction)
-    return reduce_loss(where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta), reduction)
+    quadratic = diff < beta
+    near = where(quadratic | (diff != diff), diff, 0.0)  # no 0 * inf in the gradient; NaN stays NaN
+    return reduce_loss(where(quadratic, 0.5 * near * near / beta, diff - 0.5 * beta), reduction)
 
 
 @runs_in_full_precision
@@ -132,7 +134,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 def _huber_loss(input: Tensor, target: Tensor, reduction: str, delta: float) -> Tensor:  # noqa: A002
     diff = (input - target).abs()
-    return reduce_loss(where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta)), reduction)
+    quadratic = diff < delta
+    near = where(quadratic | (diff != diff), diff, 0.0)  # no 0 * inf in the gradient; NaN stays NaN
+    return reduce_loss(where(quadratic, 0.5 * near * near, delta * (diff - 0.5 * delta)), reduction)
 
 
 def _classes_last(input: Tensor) -> Tensor:  # noqa: A002

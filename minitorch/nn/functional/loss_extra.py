@@ -17,6 +17,7 @@ from ...autograd.composite import composite
 from ...autograd.grad_mode import no_grad
 from ...creation import arange, ones_like
 from ...ops.indexing import Gather
+from ...ops.numpy_like import xlogy
 from ...tensor import Tensor, where
 from ._utils import check_reduction, reduce_loss, shape_list
 from .loss import _legacy_reduction, _refuse_grad, checked_reduction
@@ -31,12 +32,6 @@ KL_MEAN_WARNING = (
 )
 
 
-def _xlogy(x: Tensor, y: Tensor) -> Tensor:
-    r""":math:`x \log y`, and 0 where :math:`x = 0` (whatever :math:`y`)."""
-    zero = x == 0
-    return where(zero, 0.0, x * where(zero, 1.0, y).log())
-
-
 @runs_in_full_precision
 def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  # noqa: A002 - PyTorch's name
            reduce: Optional[bool] = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
@@ -45,7 +40,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  
     .. math:: q\,(\log q - x) \quad\text{or, with log\_target,}\quad e^{t}\,(t - x)
 
     ``'batchmean'`` divides the sum by the batch size (the divergence per sample). Where
-    :math:`q = 0` the term is 0, and its gradient in :math:`q` is :math:`-x` (PyTorch's is NaN there).
+    :math:`q = 0` the term is 0, and its gradient in :math:`q` is NaN, as PyTorch's
+    (:math:`q \log q` is its ``xlogy(q, q)``, whose gradient in the second ``q`` is :math:`q / q`).
     """
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -58,7 +54,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,  
     if log_target:
         losses = target.exp() * (target - input)
     else:
-        losses = _xlogy(target, target) - target * input
+        losses = xlogy(target, target) - target * input
     reduced = reduce_loss(losses, inner)
     if reduction == "batchmean" and input.dim() != 0:
         return reduced / input.shape[0]

@@ -12,7 +12,7 @@ __all__ = ["Identity", "Linear", "Module", "ModuleDict", "ModuleList", "Paramete
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, Softmax, Softplus, Tanh  # noqa: E402
 from .attention import MultiheadAttention  # noqa: E402
 from .conv import Conv1d, Conv2d  # noqa: E402
-from .dropout import Dropout, Dropout1d, Dropout2d  # noqa: E402
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d  # noqa: E402
 from .flatten import Flatten, Unflatten  # noqa: E402
 from .loss import (  # noqa: E402
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
@@ -28,7 +28,7 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBas
 
 LAYERS = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
-    "BatchNorm2d", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Embedding", "Flatten",
+    "BatchNorm2d", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten",
     "GELU", "GroupNorm", "HuberLoss", "L1Loss", "LayerNorm", "LeakyReLU", "LogSoftmax", "MSELoss", "MaxPool1d",
     "MaxPool2d", "MultiheadAttention", "NLLLoss", "ReLU", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus",
     "Tanh", "Unflatten",

@@ -6,7 +6,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
 
 
 class _DropoutNd(Module):
@@ -40,6 +40,13 @@ class Dropout2d(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):
