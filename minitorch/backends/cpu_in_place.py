@@ -19,7 +19,6 @@ step take about 2 s longer to compile.
 from __future__ import annotations
 
 import functools
-from typing import Callable
 
 import numpy as np
 from numba import njit, prange
@@ -27,7 +26,8 @@ from numba.core.dispatcher import Dispatcher
 
 from ..tensor_data import TensorData
 from . import kernel_cache, opcodes
-from .cpu_kernels import CHUNK, KERNEL_OPTIONS, binary_into, kernel_only, launch, prange_only, unary_into
+from .cpu_kernels import (CHUNK, KERNEL_OPTIONS, binary_into, entry_point, kernel_only, launch, prange_only, serial_twin,
+                          unary_into)
 from .opcodes import code_of
 
 # cached under a digest of this file's source and of what it compiles in (see :mod:`.kernel_cache`)
@@ -56,39 +56,52 @@ def zip_in_place_run(op: int, out: np.ndarray, b: np.ndarray, b_step: int, start
             binary_into(op, part[j], y, part, j)
 
 
-def _compiled(kernel: Callable[..., None], name: str, parallel: bool) -> Dispatcher:
-    """``kernel`` (a closure over an op code) compiled as ``name``: the name of its cache file."""
-    kernel.__name__ = kernel.__qualname__ = name
-    options = {"parallel": prange_only()} if parallel else {}
-    return njit(**options, **KERNEL_OPTIONS)(kernel)
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def map_in_place_kernel(op: int, out: np.ndarray, n: int) -> None:
+    """``out[i] = op(out[i])`` for ``i < n``, a task per chunk of ``CHUNK`` elements."""
+    for task in prange((n + CHUNK - 1) // CHUNK):
+        start = np.int64(task) * CHUNK
+        map_in_place_run(op, out, start, min(CHUNK, n - start))
+
+
+@njit(parallel=prange_only(), **KERNEL_OPTIONS)
+def zip_in_place_kernel(op: int, out: np.ndarray, b: np.ndarray, b_step: int, n: int) -> None:
+    """``out[i] = op(out[i], b[i * b_step])`` for ``i < n``, a task per chunk of ``CHUNK`` elements."""
+    for task in prange((n + CHUNK - 1) // CHUNK):
+        start = np.int64(task) * CHUNK
+        zip_in_place_run(op, out, b, b_step, start, min(CHUNK, n - start))
+
+
+#: the kernels above without threads, for small tensors (see :func:`.cpu_kernels.serial_twin`)
+map_in_place_kernel_serial = serial_twin(map_in_place_kernel, **KERNEL_OPTIONS)
+zip_in_place_kernel_serial = serial_twin(zip_in_place_kernel, **KERNEL_OPTIONS)
+
+
+# one compiled entry point per op and twin, as :func:`.cpu_kernels.map_entry` makes them
 
 
 @functools.lru_cache(maxsize=None)
 def map_in_place_entry(op: int, parallel: bool) -> Dispatcher:
-    """:func:`map_in_place_run` over ``(out, n)`` for op code ``op``; ``parallel``: a task per chunk."""
+    """:func:`map_in_place_kernel` (or its serial twin) for op code ``op``: ``(out, n)``."""
     if parallel:
         def kernel(out, n):  # type: ignore[no-untyped-def]
-            for task in prange((n + CHUNK - 1) // CHUNK):
-                start = np.int64(task) * CHUNK
-                map_in_place_run(op, out, start, min(CHUNK, n - start))
+            map_in_place_kernel(op, out, n)
     else:
         def kernel(out, n):  # type: ignore[no-untyped-def]
-            map_in_place_run(op, out, 0, n)
-    return _compiled(kernel, f"map_in_place_{opcodes.UNARY[op]}{'_threaded' * parallel}", parallel)
+            map_in_place_kernel_serial(op, out, n)
+    return entry_point(kernel, f"map_in_place_{opcodes.UNARY[op]}{'_threaded' * parallel}")
 
 
 @functools.lru_cache(maxsize=None)
 def zip_in_place_entry(op: int, parallel: bool) -> Dispatcher:
-    """:func:`zip_in_place_run` over ``(out, b, b_step, n)`` for op code ``op``; ``parallel``: a task per chunk."""
+    """:func:`zip_in_place_kernel` (or its serial twin) for op code ``op``: ``(out, b, b_step, n)``."""
     if parallel:
         def kernel(out, b, b_step, n):  # type: ignore[no-untyped-def]
-            for task in prange((n + CHUNK - 1) // CHUNK):
-                start = np.int64(task) * CHUNK
-                zip_in_place_run(op, out, b, b_step, start, min(CHUNK, n - start))
+            zip_in_place_kernel(op, out, b, b_step, n)
     else:
         def kernel(out, b, b_step, n):  # type: ignore[no-untyped-def]
-            zip_in_place_run(op, out, b, b_step, 0, n)
-    return _compiled(kernel, f"zip_in_place_{opcodes.BINARY[op]}{'_threaded' * parallel}", parallel)
+            zip_in_place_kernel_serial(op, out, b, b_step, n)
+    return entry_point(kernel, f"zip_in_place_{opcodes.BINARY[op]}{'_threaded' * parallel}")
 
 
 def writes_its_operand(out: TensorData, a: TensorData) -> bool:
