@@ -21,9 +21,9 @@ import numpy as np
 from .. import return_types
 from ..autograd.function import Context, Function
 from ..out_argument import write_out
-from ..dtypes import int32, scalar_type_name
+from ..dtypes import int32
 from ..tensor import Tensor, add_tensor_methods
-from .decompositions import LinAlgError, _host, _like, check_matrices, cholesky
+from .decompositions import LinAlgError, _host, _like, check_matrices, check_same_dtype, cholesky
 
 linalg_cholesky_ex = return_types._named_result("linalg_cholesky_ex", ("L", "info"))
 
@@ -80,9 +80,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *,  # noq
     ``upper``), for the factor ``L`` that :func:`~minitorch.linalg.cholesky` returns; batches broadcast."""
     _check_two_dims(input, "b")
     _check_two_dims(input2, "u")
-    if input.dtype is not input2.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{scalar_type_name(input.dtype)} and A of type {scalar_type_name(input2.dtype)} instead.")
+    check_same_dtype(input, input2)
     if input2.shape[-1] != input2.shape[-2]:
         raise RuntimeError(f"A must be batches of square matrices, but they are {input2.shape[-2]} by "
                            f"{input2.shape[-1]} matrices")

@@ -62,6 +62,13 @@ def check_matrices(A: Tensor, op: str, square: bool = True, name: str = "A") -> 
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
+def check_same_dtype(b: Tensor, A: Tensor) -> None:
+    """PyTorch's error for a solver's right-hand side ``b`` of another dtype than its matrix ``A``."""
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {scalar_type_name(b.dtype)} "
+                           f"and A of type {scalar_type_name(A.dtype)} instead.")
+
+
 def _host(A: Tensor) -> np.ndarray:
     return A.detach()._host_numpy()
 

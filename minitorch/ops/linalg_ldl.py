@@ -13,11 +13,11 @@ import numpy as np
 
 from .. import return_types
 from ..autograd.function import Context, Underivable
-from ..dtypes import int32, scalar_type_name
+from ..dtypes import int32
 from ..out_argument import write_out
 from ..tensor import Tensor
 from . import ldl_host
-from .decompositions import _batch_prefix, _host, _like, check_matrices
+from .decompositions import _batch_prefix, _host, _like, check_matrices, check_same_dtype
 
 linalg_ldl_factor = return_types._named_result("linalg_ldl_factor", ("LD", "pivots"))
 linalg_ldl_factor_ex = return_types._named_result("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
@@ -95,9 +95,7 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
     if tuple(pivots.shape) != tuple(LD.shape[:-1]):
         raise RuntimeError(f"torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be the same, but got "
                            f"pivots with shape {list(pivots.shape)} instead")
-    if B.dtype is not LD.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {scalar_type_name(B.dtype)} "
-                           f"and A of type {scalar_type_name(LD.dtype)} instead.")
+    check_same_dtype(B, LD)
     if B.shape[-2] != LD.shape[-1]:
         raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {LD.shape[-2]} "
                            f"by {LD.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")

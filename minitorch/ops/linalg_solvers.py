@@ -25,7 +25,7 @@ from ..out_argument import write_out
 from ..tensor import Tensor, add_tensor_methods
 from . import lu_host
 from .decompositions import (
-    Inverse, LinAlgError, Solve, _batch_prefix, _host, _like, check_matrices, inv, solve, solve_with,
+    Inverse, LinAlgError, Solve, _batch_prefix, _host, _like, check_matrices, check_same_dtype, inv, solve, solve_with,
 )
 
 linalg_inv_ex = return_types._named_result("linalg_inv_ex", ("inverse", "info"))
@@ -195,9 +195,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
         if t.dim() < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
                                f"{t.dim()} dimensions instead")
-    if b.dtype is not A.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {scalar_type_name(b.dtype)} "
-                           f"and A of type {scalar_type_name(A.dtype)} instead.")
+    check_same_dtype(b, A)
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} "
                            "matrices")
