@@ -717,11 +717,8 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             value = value.reshape(value.shape[ones:])
         advanced = _advanced_indexing()
         records = is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
-        if not records and 0 in self._data.strides and advanced.needs_advanced(key):
-            from .ops.expanded_writes import shares_elements
-
-            if shares_elements(self):  # an expanded tensor: each selected element written, as PyTorch's index_put_
-                return self._put_into_shared(key, value)
+        if not records and self._shares_elements() and advanced.needs_advanced(key):
+            return self._put_into_shared(key, value)  # each selected element written, as PyTorch's index_put_
         if advanced.needs_advanced(key) or (records and not self.is_leaf):
             # written out of place (a differentiable where), then stored: see ops/advanced_indexing.py
             self._check_inplace_allowed()
@@ -1320,12 +1317,17 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
-    def _refuse_internal_overlap(self) -> None:
-        """PyTorch's error for writing into a tensor whose elements share memory (a broadcast
-        dimension: stride 0 and more than one element), where each write would clobber the others."""
+    def _shares_elements(self) -> bool:
+        """Whether some elements of this tensor are one memory location (a broadcast dimension:
+        stride 0 and more than one element)."""
         strides = self._data.strides
         # (the membership test first: every in-place op asks, and most tensors have no stride 0)
-        if 0 in strides and any(stride == 0 and size > 1 for size, stride in zip(self._data.shape, strides)):
+        return 0 in strides and any(stride == 0 and size > 1 for size, stride in zip(self._data.shape, strides))
+
+    def _refuse_internal_overlap(self) -> None:
+        """PyTorch's error for writing into a tensor whose elements share memory, where each write
+        would clobber the others."""
+        if self._shares_elements():
             raise RuntimeError(INTERNAL_OVERLAP_ERROR)
 
     def _refuse_multi_output_view(self, others: tuple) -> None:
@@ -1630,12 +1632,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
             )
         self._check_fits(mask.shape)
-        if 0 in self._data.strides and self.numel() > 1:
-            from .ops.expanded_writes import fill_where_shared, shares_elements, warn_expanded_write
+        if self._shares_elements():  # PyTorch writes each element the mask reaches, with a warning
+            from .ops.expanded_writes import fill_where_shared, warn_expanded_write
 
-            if shares_elements(self):  # PyTorch writes each element the mask reaches, with a warning
-                warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
-                return fill_where_shared(self, mask, value)
+            warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
+            return fill_where_shared(self, mask, value)
         fill = value.to(self.dtype) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
         return self._inplace_apply(lambda old: where(mask, fill, old), value, overlap_ok=True)
 

@@ -42,11 +42,6 @@ def fill_where_shared(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return self
 
 
-def shares_elements(t: Tensor) -> bool:
-    """Whether some elements of ``t`` are one memory location (a broadcast dim: stride 0, size > 1)."""
-    return any(stride == 0 and size > 1 for size, stride in zip(t.shape, t._data.strides))
-
-
 def put_where_shared(self: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool) -> Tensor:
     """``self.index_put_(indices, values, accumulate)`` for an expanded ``self``, as PyTorch's CPU kernel
     makes it: position by position in the order of the indexed result, each a write (the last one

@@ -30,7 +30,7 @@ from ..index_checks import check_scatter, first_out_of_range, nonempty_shape
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods, where
 from .indexing import gather, index_add, index_select, scatter_add
-from .expanded_writes import shares_elements, warn_expanded_write
+from .expanded_writes import warn_expanded_write
 from .windows import ConstantPad
 
 SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -377,7 +377,7 @@ class TensorMethods:
         return index_fill(self, dim, index, value)
 
     def index_fill_(self, dim: int, index: Tensor, value: Any) -> Tensor:
-        if shares_elements(self):
+        if self._shares_elements():
             return _index_fill_expanded(self, dim, index, value)
         return self._inplace_apply(lambda old: index_fill(old, dim, index, value), value)
 

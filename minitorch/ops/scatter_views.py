@@ -14,7 +14,7 @@ from .. import dtypes
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from .expanded_writes import put_where_shared, shares_elements, warn_expanded_write
+from .expanded_writes import put_where_shared, warn_expanded_write
 
 #: ATen's names of the dtypes, as its error messages print them
 _SCALAR_NAMES = {dtypes.float16: "Half", dtypes.float32: "Float", dtypes.float64: "Double", dtypes.int64: "Long",
@@ -119,7 +119,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
 def _index_put_(self: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`. Into an expanded tensor it writes as PyTorch 2.x still does, with
     its deprecation warning (unless the write is recorded for autograd: refused there)."""
-    if shares_elements(self):
+    if self._shares_elements():
         warn_expanded_write("index_put_", "tensor[indices] = tensor")
         if not accumulate and values.numel() == 1:
             mask = _one_mask(self, indices)
