@@ -149,9 +149,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
 
     @accepts_numpy_names
     def size(self, dim: Optional[int] = None) -> Union[Size, int]:
-        """The shape, or the size of dimension ``dim``."""
+        """The shape, or the size of dimension ``dim`` (a 0-d tensor has none to give)."""
         if dim is None:
             return self.shape
+        if self.dim() == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[normalize_dim(dim, self.dim())]
 
     def dim(self) -> int:

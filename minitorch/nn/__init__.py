@@ -64,3 +64,5 @@ from .modules import ChannelShuffle, LocalResponseNorm  # noqa: E402,F401 - Alex
 
 # ---- a convolution's gradients as functions (torch.nn.grad) ----
 from . import grad  # noqa: E402,F401
+from .modules import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402,F401 - SegNet-style decoders
+from .modules import MultiLabelMarginLoss, MultiLabelSoftMarginLoss  # noqa: E402,F401 - multi-label losses

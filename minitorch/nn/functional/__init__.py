@@ -100,3 +100,9 @@ __all__ += ["local_response_norm"]
 
 # ---- a convolution's gradients as functions (torch.nn.grad, reachable as F.grad as in PyTorch) ----
 from .. import grad  # noqa: E402
+
+# ---- max unpooling (SegNet-style decoders) and the multi-label losses ----
+from .loss_multilabel import multilabel_margin_loss, multilabel_soft_margin_loss  # noqa: E402
+from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: E402
+
+__all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d", "multilabel_margin_loss", "multilabel_soft_margin_loss"]

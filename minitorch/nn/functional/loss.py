@@ -37,12 +37,15 @@ def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool], redu
     """PyTorch's mapping of the deprecated ``size_average``/``reduce`` flags to ``reduction``."""
     if size_average is None and reduce is None:
         return reduction
-    warnings.warn("size_average and reduce args will be deprecated, please use reduction='none' instead.", stacklevel=3)
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+        legacy = "none"
+    else:
+        legacy = "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{legacy}' instead.",
+                  stacklevel=3)
+    return legacy
 
 
 def checked_reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str) -> str:

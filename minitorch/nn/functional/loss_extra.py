@@ -188,7 +188,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     _refuse_grad("multi_margin_loss", weight=weight)
     return composite("MultiMarginLossBackward0", partial(_multi_margin_loss, target=target, p=p, margin=margin,
                                                          weight=weight, reduction=reduction), input,
-                     saves=(input, target, weight))
+                     saves=(input, target, weight), backward_op="multi_margin_loss_backward")
 
 
 def _multi_margin_loss(input: Tensor, target: Tensor, p: int, margin: float,  # noqa: A002

@@ -108,3 +108,8 @@ __all__ += ["Fold", "RMSNorm", "Unfold"]
 from .normalization import LocalResponseNorm  # noqa: E402
 from .pixelshuffle import ChannelShuffle  # noqa: E402
 __all__ += ["ChannelShuffle", "LocalResponseNorm"]
+
+# ---- max unpooling (SegNet-style decoders) and the multi-label losses ----
+from .loss_multilabel import MultiLabelMarginLoss, MultiLabelSoftMarginLoss  # noqa: E402
+from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss"]
