@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, cast
 
 from . import dtypes
 from .backends import backend_for
-from .backends.base import ConcatKernels, offers
+from .backends.base import ConcatKernels, MulAddKernels, offers
 from .index_checks import check_gather, check_scatter
 from .memory_formats import result_strides
 from .tensor_data import Strides, TensorData, check_new_shape, shape_broadcast
@@ -176,6 +176,29 @@ def zip_op(op: str, a: "Tensor", b: "Tensor", out_dtype: Optional[dtypes.dtype] 
         check_same_device(a, b, out)
         _check_fits(out, a, b)
     backend.zip(op, a_data, b_data, out._data)
+    return out
+
+
+def mul_add_op(a: "Tensor", b: "Tensor", c: "Tensor", out: Optional["Tensor"] = None) -> "Tensor":
+    r""":math:`a b + c` with one rounding, as PyTorch's ``add(alpha=)``, ``lerp`` and ``addcmul``
+    compute (three tensors of one dtype, broadcast together; into ``out`` when given, which may be
+    ``c`` itself). Integers, and a backend without :class:`~.backends.base.MulAddKernels`, get a
+    ``mul`` and an ``add`` (exact for integers)."""
+    dtype = a._data.dtype
+    if b._data.dtype is not dtype or c._data.dtype is not dtype or (out is not None and out._data.dtype is not dtype):
+        named = ", ".join(str(t.dtype) for t in (a, b, c) + (() if out is None else (out,)))
+        raise TypeError(f"mul_add takes tensors of one dtype, got {named}")
+    backend = backend_for(a._device.type)
+    if not (dtype.is_floating_point and offers(backend, MulAddKernels)):
+        return zip_op("add", zip_op("mul", a, b), c, out=out)
+    if out is None:
+        check_same_device(a, b, c)
+        shape = tuple(shape_broadcast(shape_broadcast(a._data.shape, b._data.shape), c._data.shape))
+        out = _result_from(backend, shape, dtype, a._device)
+    else:
+        check_same_device(a, b, c, out)
+        _check_fits(out, a, b, c)
+    cast("MulAddKernels", backend).mul_add(a._data, b._data, c._data, out._data)
     return out
 
 

@@ -1376,7 +1376,7 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 return self._rebase_history(getattr(self._snapshot(), op)(other, alpha=alpha))
             compute = {"add": Tensor.__add__, "sub": Tensor.__sub__, "mul": Tensor.__mul__, "div": Tensor.__truediv__}[op]
             return self._rebase_history(compute(self._snapshot(), other))
-        if not _plain_alpha(alpha):
+        if not _plain_alpha(alpha) and not result.is_floating_point:
             other = other * (alpha.item() if isinstance(alpha, Tensor) else alpha)  # no graph is recorded here
         # the raw op: dispatch records no graph, so no detached views are needed
         operand = other if isinstance(other, Tensor) else _scalar_tensor(other, self.dtype, self.device)
@@ -1385,7 +1385,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if _shares_memory(self, operand):
             operand = operand.detach().clone()
         source = self if self.dtype is result else self.detach().to(result)
-        zip_op(op, source, operand, out=self)
+        if not _plain_alpha(alpha) and result.is_floating_point:  # one fused multiply-add, as PyTorch's
+            alpha_value = alpha.item() if isinstance(alpha, Tensor) else alpha
+            operand = operand if operand.dtype is result else operand.to(result)
+            scaled_sum.scaled_sum_into(source, operand, -alpha_value if op == "sub" else alpha_value, self)
+        else:
+            zip_op(op, source, operand, out=self)
         self._bump_version()
         return self
 
@@ -1498,9 +1503,12 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
     # (keeping its dtype and shape) and bumps the version counter; with grad mode on and a
     # tensor requiring grad involved, the op is recorded (``_rebase_history``).
 
-    def _inplace_apply(self, compute: Callable[["Tensor"], "Tensor"], *others: Any, overlap_ok: bool = False) -> "Tensor":
+    def _inplace_apply(self, compute: Callable[["Tensor"], "Tensor"], *others: Any, overlap_ok: bool = False,
+                       write: Optional[Callable[["Tensor"], bool]] = None) -> "Tensor":
         """``self = compute(self)`` in this tensor's storage; ``others`` are the op's other operands.
-        ``overlap_ok``: the op is one PyTorch lets write into a broadcast tensor (a masked fill)."""
+        ``overlap_ok``: the op is one PyTorch lets write into a broadcast tensor (a masked fill).
+        ``write``: computes the op straight into the tensor it is given, when no graph is recorded
+        and it can (it returns whether it did), with no result to copy in."""
         self._check_inplace_allowed(*others)
         if not overlap_ok:
             self._refuse_internal_overlap()
@@ -1513,6 +1521,9 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             kernel = _in_place_kernels().get(compute) if self.dtype.is_floating_point else None
             if kernel is not None:  # one elementwise kernel, run in this tensor's memory
                 map_op(kernel, self, out=self)
+                self._bump_version()
+                return self
+            if write is not None and write(self):
                 self._bump_version()
                 return self
             with no_grad():

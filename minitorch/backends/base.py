@@ -254,6 +254,18 @@ class OptimizerKernels(Protocol):
 
 
 @runtime_checkable
+class MulAddKernels(Protocol):
+    r""":math:`a b + c` rounded once, which a backend may offer besides :class:`Backend`'s set (the
+    CPU does): PyTorch computes ``add``/``sub`` with ``alpha``, ``lerp`` and ``addcmul`` so.
+    Elsewhere it is a ``mul`` and an ``add``, rounded twice."""
+
+    def mul_add(self, a: TensorData, b: TensorData, c: TensorData, out: TensorData) -> None:
+        """``out = a * b + c`` with one rounding, each operand broadcast to ``out``'s shape: all of
+        one floating dtype (the caller, :func:`minitorch.dispatch.mul_add_op`, has checked it).
+        ``out`` may be ``c`` itself (an update in place), and may share memory with ``a`` or ``b``."""
+
+
+@runtime_checkable
 class LossKernels(Protocol):
     r"""Cross-entropy with class indices in one kernel each way, which a backend may offer besides
     :class:`Backend`'s set (the CPU does); elsewhere it is a log-softmax and a few primitives.
@@ -344,7 +356,7 @@ def _class_offers(backend_class: type, kernels: type) -> bool:
 
 def offers(backend: object, kernels: type) -> bool:
     """Whether ``backend`` has the methods of the protocol ``kernels`` (:class:`ConvKernels`,
-    :class:`PoolKernels`, :class:`OptimizerKernels`, :class:`LossKernels`, :class:`RecurrentKernels`, :class:`ConcatKernels`): asked once per backend class, as a
+    :class:`PoolKernels`, :class:`OptimizerKernels`, :class:`MulAddKernels`, :class:`LossKernels`, :class:`RecurrentKernels`, :class:`ConcatKernels`): asked once per backend class, as a
     protocol's own ``isinstance``
     compares every method each time (about 20 us)."""
     return _class_offers(type(backend), kernels)

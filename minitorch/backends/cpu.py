@@ -64,7 +64,7 @@ from .. import dtypes
 from ..memory_formats import is_non_overlapping_and_dense
 from ..tensor_data import TensorData, contiguous_strides, expand_strides, strides_from_shape
 from . import cpu_kernels as kernels
-from . import cpu_in_place, cpu_matmul, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long, cpu_walk
+from . import cpu_in_place, cpu_matmul, cpu_mul_add, cpu_matmul_outer, cpu_matmul_small, cpu_memory, cpu_reduce_long, cpu_walk
 from . import opcodes
 from .base import AdamStep, ConvGeometry, PoolGeometry, SgdStep, reduce_has_work
 from .coalesce import coalesce, coalesce_around, longest_innermost
@@ -650,6 +650,11 @@ class CpuBackend:
         shape, out_strides, a_strides, b_strides = _elementwise_layout(out, a, b)
         kernels.launch(size, kernels.zip_entry(code, True), kernels.zip_entry(code, False),
                        out.buffer, shape, out_strides, _operand(a), a_strides, _operand(b), b_strides)
+
+    def mul_add(self, a: TensorData, b: TensorData, c: TensorData, out: TensorData) -> None:
+        if out.storage.dtype in _LOW:  # PyTorch's fused multiply-add of 16-bit floats runs in float32
+            return _through_float32(self.mul_add, a, b, c, out)
+        cpu_mul_add.mul_add(a, b, c, out)
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         code = code_of(opcodes.REDUCE_CODES, op)

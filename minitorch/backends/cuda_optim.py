@@ -10,11 +10,11 @@ state, each element read and written once by its own thread:
     m \leftarrow \beta_1 m + (1-\beta_1) g,\qquad v \leftarrow \beta_2 v + (1-\beta_2) g^2,\qquad
     \theta \leftarrow \theta - \alpha_t \frac{m}{\sqrt{v}/c_t + \epsilon}
 
-The arithmetic is that of :mod:`.cpu_optim` (and of the tensor ops), in the same order and in
-the parameter's dtype: the step's numbers arrive as scalars of that dtype. One difference
-remains on a GPU: its compiler fuses a product and a sum into one multiply-add, rounded once,
-so results may differ from the tensor ops' in the last bit (the simulator computes in Python
-and matches them exactly).
+The arithmetic is that of :mod:`.cpu_optim` (and of the tensor ops, which are PyTorch's), in
+the same order and in the parameter's dtype: the step's numbers arrive as scalars of that dtype,
+and the multiply-adds PyTorch fuses are fused here too (:func:`.fused_multiply_add.fma`, which the
+simulator computes exactly in Python). What a GPU's compiler fuses besides may still differ in the
+last bit.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from numba import cuda
 from ..tensor_data import TensorData
 from . import cpu_optim
 from .base import AdamStep, SgdStep
-from .cpu_optim import DECOUPLED_DECAY, adam_weight_decay
+from .cpu_optim import DECOUPLED_DECAY, LERP_SWITCH, adam_weight_decay
+from .fused_multiply_add import fma
 from .cuda_launch import launch
 
 # the per-element rules of the cpu kernels (their Python source), compiled for the device:
@@ -39,16 +40,20 @@ sgd_direction = cuda.jit(device=True)(cpu_optim.sgd_direction.py_func)
 @cuda.jit
 def adam_kernel(
     size: int, param: Any, grad: Any, exp_avg: Any, exp_avg_sq: Any, max_exp_avg_sq: Any,
-    beta1: Any, one_minus_beta1: Any, beta2: Any, one_minus_beta2: Any, eps: Any, step_size: Any,
+    one_minus_beta1: Any, one_minus_beta1_less_one: Any, beta2: Any, one_minus_beta2: Any, eps: Any, step_size: Any,
     correction: Any, weight_decay: Any, decay: int, amsgrad: bool, maximize: bool,
 ) -> None:
     """One Adam step of ``size`` contiguous elements (``max_exp_avg_sq`` only read with ``amsgrad``)."""
     for i in range(cuda.grid(1), size, cuda.gridsize(1)):
         p = param[i]
         g = adam_gradient(grad[i], p, weight_decay, decay, maximize)
-        m = exp_avg[i] * beta1 + g * one_minus_beta1
+        m = exp_avg[i]
+        if abs(one_minus_beta1) < LERP_SWITCH:  # m.lerp_(g, 1 - beta1)
+            m = fma(one_minus_beta1, g - m, m)
+        else:
+            m = fma(one_minus_beta1_less_one, g - m, g)
         exp_avg[i] = m
-        second = exp_avg_sq[i] * beta2 + (g * g) * one_minus_beta2
+        second = fma(one_minus_beta2 * g, g, exp_avg_sq[i] * beta2)  # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
         exp_avg_sq[i] = second
         if amsgrad:  # the running maximum of v, NaN kept as the tensor op `maximum` keeps it
             top = max_exp_avg_sq[i]
@@ -56,7 +61,7 @@ def adam_kernel(
             max_exp_avg_sq[i] = second
         if decay == DECOUPLED_DECAY:
             p = p * weight_decay
-        param[i] = p - (m / (math.sqrt(second) / correction + eps)) * step_size
+        param[i] = p + (-step_size * m) / (math.sqrt(second) / correction + eps)
 
 
 @cuda.jit
@@ -64,7 +69,7 @@ def sgd_kernel(size: int, param: Any, grad: Any, weight_decay: Any, neg_lr: Any,
     """One SGD step without momentum of ``size`` contiguous elements."""
     for i in range(cuda.grid(1), size, cuda.gridsize(1)):
         p = param[i]
-        param[i] = p + sgd_direction(grad[i], p, weight_decay, decay, maximize) * neg_lr
+        param[i] = fma(sgd_direction(grad[i], p, weight_decay, decay, maximize), neg_lr, p)
 
 
 @cuda.jit
@@ -79,14 +84,14 @@ def sgd_momentum_kernel(
         if first:
             b = direction
         elif dampened:
-            b = buffer[i] * momentum + direction * one_minus_dampening
+            b = fma(direction, one_minus_dampening, buffer[i] * momentum)
         else:
             b = buffer[i] * momentum + direction
         buffer[i] = b
         if nesterov:
-            param[i] = p + (direction + b * momentum) * neg_lr
+            param[i] = fma(fma(b, momentum, direction), neg_lr, p)
         else:
-            param[i] = p + b * neg_lr
+            param[i] = fma(b, neg_lr, p)
 
 
 def _buffer(td: TensorData) -> Any:
@@ -107,7 +112,8 @@ def adam_step(param: TensorData, grad: TensorData, exp_avg: TensorData, exp_avg_
     launch(
         adam_kernel, blocks, threads,
         param.size, _buffer(param), _buffer(grad), _buffer(exp_avg), _buffer(exp_avg_sq), running_max,
-        number(step.beta1), number(1 - step.beta1), number(step.beta2), number(1 - step.beta2), number(step.eps),
+        number(1 - step.beta1), number(1 - step.beta1) - number(1), number(step.beta2), number(1 - step.beta2),
+        number(step.eps),
         number(step.step_size), number(step.bias_correction2_sqrt), number(weight_decay), decay, amsgrad, step.maximize,
     )
 

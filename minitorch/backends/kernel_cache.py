@@ -7,7 +7,8 @@ old machine code from the cache. So the kernel files register here, before their
 digest of what every kernel file compiles in from elsewhere: the scalar bodies
 (``opcodes.py`` and ``vector_math.py``) and the shared kernel helpers (``cpu_kernels.py``,
 whose runs, index helpers and constants the matmul, convolution, pooling and optimizer
-kernels inline, and ``op_branches.py``, which builds the one-op branches). A change to any
+kernels inline, ``op_branches.py``, which builds the one-op branches, and
+``fused_multiply_add.py``, the fused multiply-add of the optimizers and of ``mul_add``). A change to any
 of them compiles them all afresh: an edit of a helper in ``cpu_kernels.py`` (a student's
 fix in task 3.1) reaches the convolution kernels too.
 
@@ -42,8 +43,8 @@ OPCODES_DIGEST = source_digest(opcodes.__file__)
 #: vectorised float32 functions
 SCALAR_BODIES_DIGEST = OPCODES_DIGEST + ":" + source_digest(vector_math.__file__)
 #: the files of shared kernel helpers that kernels in other files compile in (read as files:
-#: ``cpu_kernels`` imports this module)
-SHARED_HELPER_FILES = ("cpu_kernels.py", "op_branches.py")
+#: ``cpu_kernels`` imports this module); ``fused_multiply_add`` is the optimizers' and ``mul_add``'s FMA
+SHARED_HELPER_FILES = ("cpu_kernels.py", "op_branches.py", "fused_multiply_add.py")
 
 
 def dependencies_digest(folder: Path, scalar_bodies_digest: str) -> str:

@@ -18,6 +18,7 @@ from .. import dtypes
 from ..tensor_data import TensorData, broadcast_index, index_to_position, to_index
 from . import opcodes
 from .base import check_reduce_shapes, log_softmax_by_primitives
+from .fused_multiply_add import fma
 from .opcodes import code_of
 
 
@@ -87,6 +88,25 @@ class SimpleBackend:
                 x = a_buf[index_to_position(a_index, a.strides)]
                 y = b_buf[index_to_position(b_index, b.strides)]
                 opcodes.binary_into(code, x, y, out_buf, index_to_position(out_index, out.strides))
+
+    def mul_add(self, a: TensorData, b: TensorData, c: TensorData, out: TensorData) -> None:
+        """``out = a * b + c`` rounded once (:func:`.fused_multiply_add.fma`: exact in plain Python);
+        16-bit floats in float32, rounded once more on the store, as PyTorch computes them. Every
+        value is read before any is written: ``out`` may be an operand."""
+        wide = np.float32 if out.storage.dtype in dtypes.LOW_PRECISION_NUMPY else None
+        out_index = np.zeros(out.dims, np.int64)
+        operands = [(t.buffer, t.shape, t.strides, np.zeros(t.dims, np.int64)) for t in (a, b, c)]
+        results = []
+        for ordinal in range(out.size):
+            to_index(ordinal, out.shape, out_index)
+            values = []
+            for buffer, shape, strides, index in operands:
+                broadcast_index(out_index, out.shape, shape, index)
+                value = buffer[index_to_position(index, strides)]
+                values.append(wide(value) if wide else value)
+            results.append((index_to_position(out_index, out.strides), fma(*values)))
+        for position, value in results:
+            out.buffer[position] = value
 
     def reduce(self, op: str, a: TensorData, dim: int, out: TensorData) -> None:
         check_reduce_shapes(a, dim, out)

@@ -19,12 +19,13 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.composite import composite
+from ..dispatch import mul_add_op, zip_op
 from ..keywords import accepts_numpy_names
 from ..shapes import normalize_dim
 from ..tensor_data import shape_broadcast
-from ..tensor import Tensor, _named, add_tensor_methods, result_dtype
+from ..tensor import Tensor, _named, _shares_memory, add_tensor_methods, result_dtype
 from .elementwise import _into
-from .elementwise_extra_functions import LogAddExp, Lerp, NanToNum, Prod, Sign, invalid_combination
+from .elementwise_extra_functions import LERP_SWITCH, LogAddExp, Lerp, MulAdd, NanToNum, Prod, Sign, invalid_combination
 from .opmath import in_float32, is_sixteen_bit
 
 # ---- argument checks with PyTorch's wording ----
@@ -374,9 +375,11 @@ def _addc(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any
 
 
 def _add_scaled(input: Tensor, tensor1: Tensor, tensor2: Tensor, scale: Any, divide: bool) -> Tensor:  # noqa: A002
-    r""":math:`\text{input} + \text{scale} \cdot t_1 \cdot t_2` (or :math:`t_1 / t_2`): one ``addcmul``/``addcdiv`` node."""
+    r""":math:`\text{input} + \text{scale} \cdot t_1 \cdot t_2` (or :math:`t_1 / t_2`): one ``addcmul``/``addcdiv`` node.
+    As PyTorch's kernels: :math:`(\text{scale} \cdot t_1) t_2 + \text{input}` one fused multiply-add
+    after the scaling, :math:`\text{input} + (\text{scale} \cdot t_1) / t_2` rounded at each step."""
     scaled = tensor1 if scale is None else tensor1 * scale
-    return input + (scaled / tensor2 if divide else scaled * tensor2)
+    return input + scaled / tensor2 if divide else MulAdd.apply(scaled, tensor2, input)
 
 
 def _addc_saves(tensor1: Tensor, tensor2: Tensor, divide: bool) -> tuple[Optional[Tensor], Optional[Tensor]]:
@@ -422,6 +425,58 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     saves = _addc_saves(b, c, divide=True)
     return _into(composite("AddcdivBackward0", _sum_of_scaled(a, scale, divide=True), a, b, c, saves=saves),
                  out, "addcdiv")
+
+
+# ---- in place without a graph: straight into the tensor (the optimizers' updates) ----
+
+#: the dtypes the direct in-place forms below take (others go through the out-of-place op and a copy)
+DIRECT_DTYPES = (dtypes.float32, dtypes.float64)
+
+
+def _joins_in_place(target: Tensor, other: Any) -> bool:
+    """Whether ``other`` can be read while ``target`` is written: a tensor of ``target``'s dtype and
+    device that broadcasts to its shape and shares no memory with it."""
+    if not (isinstance(other, Tensor) and other.dtype is target.dtype and other.device == target.device):
+        return False
+    shape, target_shape = tuple(other.shape), tuple(target.shape)
+    fits = len(shape) <= len(target_shape) and all(
+        n in (1, m) for n, m in zip(reversed(shape), reversed(target_shape)))  # broadcasts to the target's shape
+    return fits and not _shares_memory(target, other)
+
+
+def _lerp_into(target: Tensor, end: Any, weight: Any) -> bool:
+    """``target.lerp_(end, weight)`` computed in ``target`` (as :class:`.Lerp`'s forward), where the
+    operands allow (see :func:`_joins_in_place`); False otherwise."""
+    if target.dtype not in DIRECT_DTYPES or not _joins_in_place(target, end):
+        return False
+    if not ((_is_number(weight) and not isinstance(weight, bool)) or _joins_in_place(target, weight)):
+        return False
+    diff = end - target
+    if _is_number(weight):
+        w = target.new_full((), weight)
+        if abs(w.item()) < LERP_SWITCH:
+            mul_add_op(w, diff, target, out=target)
+        else:
+            mul_add_op(w - 1, diff, end, out=target)
+        return True
+    small = weight.abs() < LERP_SWITCH
+    mul_add_op(weight.where(small, weight - 1), diff, target.where(small, end), out=target)
+    return True
+
+
+def _addc_into(target: Tensor, tensor1: Any, tensor2: Any, value: Any, divide: bool) -> bool:
+    """``target.addcmul_``/``addcdiv_`` computed in ``target`` (the arithmetic of :func:`_add_scaled`),
+    where the operands allow (see :func:`_joins_in_place`); False otherwise."""
+    if target.dtype not in DIRECT_DTYPES or not (_joins_in_place(target, tensor1) and _joins_in_place(target, tensor2)):
+        return False
+    if not _is_number(value) or isinstance(value, (bool, complex)):
+        return False
+    scaled = tensor1 if value == 1 else tensor1 * value
+    if divide:
+        zip_op("add", target, scaled / tensor2, out=target)
+    else:
+        mul_add_op(scaled, tensor2, target, out=target)
+    return True
 
 
 # ---- the methods of Tensor ----
@@ -486,7 +541,8 @@ class TensorMethods:
         return lerp(self, end, weight)
 
     def lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
-        return self._inplace_apply(lambda old: lerp(old, end, weight), end, weight)
+        return self._inplace_apply(lambda old: lerp(old, end, weight), end, weight,
+                                   write=lambda target: _lerp_into(target, end, weight))
 
     def logaddexp(self: Tensor, other: Tensor) -> Tensor:
         _tensor("logaddexp", other, "other", 1)
@@ -502,13 +558,15 @@ class TensorMethods:
         return addcmul(self, tensor1, tensor2, value=value)
 
     def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        return self._inplace_apply(lambda old: addcmul(old, tensor1, tensor2, value=value), tensor1, tensor2)
+        return self._inplace_apply(lambda old: addcmul(old, tensor1, tensor2, value=value), tensor1, tensor2,
+                                   write=lambda target: _addc_into(target, tensor1, tensor2, value, divide=False))
 
     def addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
         return addcdiv(self, tensor1, tensor2, value=value)
 
     def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        return self._inplace_apply(lambda old: addcdiv(old, tensor1, tensor2, value=value), tensor1, tensor2)
+        return self._inplace_apply(lambda old: addcdiv(old, tensor1, tensor2, value=value), tensor1, tensor2,
+                                   write=lambda target: _addc_into(target, tensor1, tensor2, value, divide=True))
 
 
 add_tensor_methods({name: method for name, method in vars(TensorMethods).items() if not name.startswith("__")})

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ..autograd.function import Context, Function
 from ..autograd.grad_mode import is_grad_enabled
-from ..dispatch import map_op, reduce_op
+from ..dispatch import map_op, mul_add_op, reduce_op
 
 if TYPE_CHECKING:  # tensor.py imports this module
     from ..tensor import Tensor
@@ -90,8 +90,9 @@ class ClampTensor(Function):
 
 
 class Lerp(Function):
-    r""":math:`\mathrm{lerp}(s, e, w) = s + w\,(e - s)`, computed as :math:`e - (e - s)(1 - w)` when
-    :math:`|w| \ge 1/2` so that :math:`w = 1` gives :math:`e` exactly;
+    r""":math:`\mathrm{lerp}(s, e, w) = s + w\,(e - s)`, computed as :math:`e + (w - 1)(e - s)` when
+    :math:`|w| \ge 1/2` so that :math:`w = 1` gives :math:`e` exactly, each with one fused
+    multiply-add after the difference, as PyTorch's kernel;
     :math:`\partial_s = 1 - w,\ \partial_e = w,\ \partial_w = e - s`. A number weight arrives as
     a 0-d tensor of the dtype of ``start`` with ``weight_is_number`` (PyTorch's ``LerpBackward0``)."""
 
@@ -102,7 +103,11 @@ class Lerp(Function):
         ctx.save_for_backward(start, end, weight)
         ctx.grad_fn_name = "LerpBackward0" if weight_is_number else "LerpBackward1"
         diff = end - start
-        return (start + weight * diff).where(weight.abs() < LERP_SWITCH, end - diff * (1 - weight))
+        if weight_is_number:  # one formula for every element
+            small = abs(weight.item()) < LERP_SWITCH
+            return mul_add_op(weight, diff, start) if small else mul_add_op(weight - 1, diff, end)
+        small = weight.abs() < LERP_SWITCH
+        return mul_add_op(weight.where(small, weight - 1), diff, start.where(small, end))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor], Optional[Tensor], None]:
@@ -114,6 +119,21 @@ class Lerp(Function):
             grad * (end - start) if needs[2] else None,
             None,
         )
+
+
+class MulAdd(Function):
+    r""":math:`f(a, b, c) = ab + c` rounded once (``addcmul``'s arithmetic):
+    :math:`\partial_a f = b,\ \partial_b f = a,\ \partial_c f = 1`."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, b: Tensor, c: Tensor) -> Tensor:
+        ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
+        return mul_add_op(a, b, c)
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor], Tensor]:
+        b, a = ctx.saved_tensors
+        return grad * b if b is not None else None, grad * a if a is not None else None, grad
 
 
 class LogAddExp(Function):

@@ -3,6 +3,9 @@ and ``rsub`` (:math:`b - \alpha a`), each one node as PyTorch records it (``AddB
 ``SubBackward0``, ``RsubBackward0``; ``RsubBackward1`` with a number ``b``, which gets no edge),
 not a product node feeding a sum. :func:`check_alpha` gives PyTorch's errors for an ``alpha`` the
 result dtype cannot take.
+
+Floats are computed as PyTorch computes them, with one fused multiply-add: :math:`\alpha b + a`
+rounded once (:func:`minitorch.dispatch.mul_add_op`), ``alpha`` rounded to the dtype first.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes
 from ..autograd.function import Context, Function
-from ..dispatch import zip_op
+from ..dispatch import map_op, mul_add_op, zip_op
 
 if TYPE_CHECKING:  # tensor.py imports this module
     from ..tensor import Tensor
@@ -56,6 +59,22 @@ def _scaled(b: Tensor, alpha: Any) -> Tensor:
     return zip_op("mul", b, b.new_full((), alpha))
 
 
+def scaled_sum(a: Tensor, b: Tensor, alpha: Any) -> Tensor:
+    r""":math:`a + \alpha b` off the graph: of floats one fused multiply-add, as PyTorch's kernel."""
+    if a.dtype.is_floating_point:
+        return mul_add_op(b, b.new_full((), alpha), a)
+    return zip_op("add", a, _scaled(b, alpha))
+
+
+def scaled_sum_into(a: Tensor, b: Tensor, alpha: Any, out: Tensor) -> None:
+    r""":math:`a + \alpha b` of floats of one dtype into ``out`` (which may be ``a``: ``x.add_(y, alpha=)``),
+    off the graph, one fused multiply-add; a result of another dtype is stored cast."""
+    if out.dtype is a.dtype:
+        mul_add_op(b, b.new_full((), alpha), a, out=out)
+    else:
+        map_op("copy", scaled_sum(a, b, alpha), out=out)
+
+
 class AddScaled(Function):
     r""":math:`a + \alpha b`: :math:`\partial_a = 1,\ \partial_b = \alpha`."""
 
@@ -64,7 +83,7 @@ class AddScaled(Function):
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor, alpha: Any) -> Tensor:
         ctx.alpha = alpha
-        return zip_op("add", a, _scaled(b, alpha))
+        return scaled_sum(a, b, alpha)
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -79,7 +98,7 @@ class SubScaled(Function):
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor, alpha: Any) -> Tensor:
         ctx.alpha = alpha
-        return zip_op("sub", a, _scaled(b, alpha))
+        return scaled_sum(a, b, -alpha) if a.dtype.is_floating_point else zip_op("sub", a, _scaled(b, alpha))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor, None]:
@@ -94,7 +113,7 @@ class RsubScaled(Function):
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor, alpha: Any) -> Tensor:
         ctx.alpha = alpha
-        return zip_op("sub", b, _scaled(a, alpha))
+        return scaled_sum(b, a, -alpha) if b.dtype.is_floating_point else zip_op("sub", b, _scaled(a, alpha))
 
     @staticmethod
     def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, Tensor, None]:

@@ -57,13 +57,14 @@ def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: Param
     r"""One Adam step for one parameter (AdamW's with the group's ``decoupled_weight_decay``).
 
     .. math::
-        m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t,\qquad v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2,\\
+        m_t = m_{t-1} + (1-\beta_1) (g_t - m_{t-1}),\qquad v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2,\\
         \theta_t = \theta_{t-1} - \frac{\gamma}{1-\beta_1^t}\,
         \frac{m_t}{\sqrt{\hat v_t}/\sqrt{1-\beta_2^t} + \epsilon}
 
     with :math:`\hat v_t = v_t`, or its running maximum with ``amsgrad``. Adam adds
     ``weight_decay`` times :math:`\theta` to :math:`g_t`; AdamW instead shrinks
-    :math:`\theta` by the factor :math:`1 - \gamma\lambda` before the step.
+    :math:`\theta` by the factor :math:`1 - \gamma\lambda` before the step. The ops are PyTorch's
+    (``lerp_``, ``addcmul_``, ``addcdiv_``), so the values are too, bit for bit.
     """
     # BEGIN SOLUTION 6.2
     if not state:
@@ -83,14 +84,14 @@ def adam_update(param: Tensor, grad: Tensor, state: dict[str, Any], group: Param
     grad = directed(grad, group)
     grad = decayed(param, grad, group)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-    exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     second_moment = exp_avg_sq
     if group["amsgrad"]:
         state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(exp_avg_sq))
         second_moment = state["max_exp_avg_sq"]
-    denominator = second_moment.sqrt() / bias_correction2_sqrt + eps
-    param.sub_(exp_avg / denominator, alpha=lr / bias_correction1)
+    denominator = (second_moment.sqrt() / bias_correction2_sqrt).add_(eps)
+    param.addcdiv_(exp_avg, denominator, value=-(lr / bias_correction1))
     # END SOLUTION
 
 

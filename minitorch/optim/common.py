@@ -66,7 +66,7 @@ def decayed(param: Tensor, grad: Tensor, group: ParamGroup) -> Tensor:
     if group.get("decoupled_weight_decay", False):
         param.mul_(1 - group["lr"] * weight_decay)
         return grad
-    return grad + weight_decay * param
+    return grad.add(param, alpha=weight_decay)  # one fused multiply-add, as PyTorch's
 
 
 def initial_state(state: dict[str, Any], param: Tensor, *buffers: str, **scalars: float) -> None:
@@ -94,5 +94,5 @@ def update_moments(exp_avg: Tensor, exp_avg_sq: Tensor, grad: Tensor, betas: tup
     r"""Adam's running moments, in place:
     :math:`m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t` and :math:`v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2`."""
     beta1, beta2 = betas
-    exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
-    exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)

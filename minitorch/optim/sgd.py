@@ -83,6 +83,6 @@ class SGD(Optimizer):
                 state["momentum_buffer"] = buffer
             else:
                 buffer.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-            grad = grad + momentum * buffer if group["nesterov"] else buffer
+            grad = grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer
         param.add_(grad, alpha=-group["lr"])
         # END SOLUTION
