@@ -21,6 +21,9 @@ class Adadelta(Optimizer):
         \Delta_t = \frac{\sqrt{u_{t-1} + \epsilon}}{\sqrt{v_t + \epsilon}}\, g_t,\qquad
         u_t = \rho u_{t-1} + (1-\rho) \Delta_t^2,\qquad
         \theta_t = \theta_{t-1} - \gamma \Delta_t
+
+    The tensor ops are PyTorch's (``addcmul_``, in-place roots and products), in its order, so
+    the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, rho: float = DEFAULT_RHO, eps: float = DEFAULT_EPS,
@@ -40,7 +43,8 @@ class Adadelta(Optimizer):
         rho, eps = group["rho"], group["eps"]
         grad, _ = step_gradient(param, grad, state, group)
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-        square_avg.mul_(rho).add_(grad * grad, alpha=1 - rho)
-        delta = (acc_delta + eps).sqrt() / (square_avg + eps).sqrt() * grad
-        acc_delta.mul_(rho).add_(delta * delta, alpha=1 - rho)
+        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-group["lr"])

@@ -23,7 +23,8 @@ class Adagrad(Optimizer):
     with :math:`\eta` = ``lr_decay`` and :math:`s_0` = ``initial_accumulator_value``. Like
     PyTorch, the state (``step``, ``sum``) is created when the optimizer is, from the
     constructor's ``initial_accumulator_value`` (a group's own value only counts for groups
-    added later with ``add_param_group``).
+    added later with ``add_param_group``). The tensor ops are PyTorch's (``addcmul_``,
+    ``addcdiv_``), in its order, so the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, lr_decay: float = 0, weight_decay: float = 0,
@@ -50,8 +51,8 @@ class Adagrad(Optimizer):
         step = next_step(state)
         grad = decayed(param, grad, group)
         step_lr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-        state["sum"].add_(grad * grad)
-        param.sub_(grad / (state["sum"].sqrt() + group["eps"]), alpha=step_lr)
+        state["sum"].addcmul_(grad, grad, value=1)
+        param.addcdiv_(grad, state["sum"].sqrt().add_(group["eps"]), value=-step_lr)
         # END SOLUTION
 
 

@@ -18,6 +18,8 @@ class Adamax(Optimizer):
     .. math::
         m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t,\qquad u_t = \max(\beta_2 u_{t-1}, |g_t| + \epsilon),\qquad
         \theta_t = \theta_{t-1} - \frac{\gamma}{1-\beta_1^t} \frac{m_t}{u_t}
+
+    The tensor ops are PyTorch's (``lerp_``, ``addcdiv_``), in its order, so the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,
@@ -36,6 +38,6 @@ class Adamax(Optimizer):
         beta1, beta2 = group["betas"]
         grad, step = step_gradient(param, grad, state, group)
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
-        exp_inf.copy_((exp_inf * beta2).maximum(grad.abs() + group["eps"]))
-        param.sub_(exp_avg / exp_inf, alpha=group["lr"] / (1 - beta1**step))
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_inf.copy_(exp_inf.mul_(beta2).maximum(grad.abs().add_(group["eps"])))
+        param.addcdiv_(exp_avg, exp_inf, value=-(group["lr"] / (1 - beta1**step)))

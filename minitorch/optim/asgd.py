@@ -24,7 +24,8 @@ class ASGD(Optimizer):
         \eta_{t+1} = \frac{\gamma}{(1 + \lambda\gamma t)^\alpha},\qquad \mu_{t+1} = \frac{1}{\max(1, t - t_0)}
 
     :math:`\eta` and :math:`\mu` live, as in PyTorch, in 0-d tensors of the default float dtype
-    (``state["eta"]``, ``state["mu"]``); the average is ``state["ax"]``.
+    (``state["eta"]``, ``state["mu"]``); the average is ``state["ax"]``. The tensor ops are
+    PyTorch's, in its order, so the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, lambd: float = DEFAULT_LAMBD,
@@ -46,7 +47,7 @@ class ASGD(Optimizer):
         param.mul_(1 - lambd * eta)
         param.add_(grad, alpha=-eta)
         if state["mu"].item() != 1:
-            state["ax"].add_((param - state["ax"]) * state["mu"].item())
+            state["ax"].add_(param.sub(state["ax"]).mul_(state["mu"]))
         else:
             state["ax"].copy_(param)
         # the new values pass through a tensor of the default dtype, as in PyTorch (float32 by

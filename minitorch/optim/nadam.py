@@ -30,7 +30,8 @@ class NAdam(Optimizer):
                    - \gamma \frac{\mu_{t+1}}{1-\prod_{i\le t+1}\mu_i} \frac{m_t}{d_t}
 
     The running product of the :math:`\mu_i` is kept, as PyTorch keeps it, in a 0-d tensor of
-    the default float dtype (``state["mu_product"]``).
+    the default float dtype (``state["mu_product"]``). The tensor ops and the Python-float
+    coefficients are PyTorch's, in its order, so the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,
@@ -51,12 +52,13 @@ class NAdam(Optimizer):
         initial_state(state, param, "exp_avg", "exp_avg_sq", mu_product=1.0)
         lr, (beta1, beta2) = group["lr"], group["betas"]
         grad, step = step_gradient(param, grad, state, group)
+        bias_correction2 = 1 - beta2**step
         mu = momentum_at(beta1, step, group["momentum_decay"])
         mu_next = momentum_at(beta1, step + 1, group["momentum_decay"])
-        state["mu_product"].mul_(mu)
-        mu_product = state["mu_product"].item()
+        mu_product = state["mu_product"].mul_(mu).item()  # rounded to the state's dtype, as PyTorch's
+        mu_product_next = mu_product * mu_next
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
-        denominator = (exp_avg_sq / (1 - beta2**step)).sqrt() + group["eps"]
-        param.sub_(grad / denominator, alpha=lr * (1 - mu) / (1 - mu_product))
-        param.sub_(exp_avg / denominator, alpha=lr * mu_next / (1 - mu_product * mu_next))
+        denominator = exp_avg_sq.div(bias_correction2).sqrt().add_(group["eps"])
+        param.addcdiv_(grad, denominator, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+        param.addcdiv_(exp_avg, denominator, value=(-lr * mu_next) / (1.0 - mu_product_next))

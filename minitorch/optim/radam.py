@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 from ..tensor import Tensor
@@ -12,6 +11,8 @@ from .optimizer import Optimizer, ParamGroup, ParamsT
 
 #: the adaptive step is used once the approximated SMA length :math:`\rho_t` exceeds this
 TRACTABLE_LENGTH = 5.0
+#: square roots of Python floats are taken as PyTorch takes them, ``x ** 0.5`` (C's ``pow``)
+HALF = 0.5
 
 
 class RAdam(Optimizer):
@@ -23,6 +24,7 @@ class RAdam(Optimizer):
     :math:`\rho_t > 5`, with the rectification
     :math:`r_t = \sqrt{\frac{(\rho_t-4)(\rho_t-2)\rho_\infty}{(\rho_\infty-4)(\rho_\infty-2)\rho_t}}`,
     and plain momentum :math:`\gamma\,\hat m_t` before; :math:`\hat m_t = m_t/(1-\beta_1^t)`.
+    The tensor ops are PyTorch's, in its order (the product left to right), so the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, betas: tuple[float, float] = DEFAULT_BETAS,
@@ -47,12 +49,10 @@ class RAdam(Optimizer):
         bias_correction1, bias_correction2 = 1 - beta1**step, 1 - beta2**step
         corrected_avg = exp_avg / bias_correction1
         rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * beta2**step / bias_correction2
+        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
         if rho_t > TRACTABLE_LENGTH:
-            rectification = math.sqrt(
-                (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-            )
-            adaptive = math.sqrt(bias_correction2) / (exp_avg_sq.sqrt() + group["eps"])
-            param.sub_(corrected_avg * lr * adaptive * rectification)
+            rectification = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** HALF
+            adaptive = (bias_correction2**HALF) / exp_avg_sq.sqrt().add_(group["eps"])
+            param.add_(corrected_avg * lr * adaptive * rectification, alpha=-1.0)
         else:
-            param.sub_(corrected_avg * lr)
+            param.add_(corrected_avg * lr, alpha=-1.0)

@@ -23,7 +23,8 @@ class RMSprop(Optimizer):
         \ \text{ or }\ \sqrt{v_t} + \epsilon,
 
     then :math:`\theta_t = \theta_{t-1} - \gamma\, g_t / d_t`, or with momentum
-    :math:`b_t = \mu b_{t-1} + g_t / d_t` and :math:`\theta_t = \theta_{t-1} - \gamma b_t`.
+    :math:`b_t = \mu b_{t-1} + g_t / d_t` and :math:`\theta_t = \theta_{t-1} - \gamma b_t`. The
+    tensor ops are PyTorch's (``addcmul_``, ``lerp_``, ``addcdiv_``), in its order, so the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, alpha: float = DEFAULT_ALPHA,
@@ -51,17 +52,18 @@ class RMSprop(Optimizer):
         next_step(state)
         grad = decayed(param, grad, group)
         square_avg = state["square_avg"]
-        square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
             grad_avg = state["grad_avg"]
-            grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha)
-            average = (square_avg - grad_avg * grad_avg).sqrt() + group["eps"]
+            grad_avg.lerp_(grad, 1 - alpha)
+            average = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
         else:
-            average = square_avg.sqrt() + group["eps"]
+            average = square_avg.sqrt()
+        average.add_(group["eps"])
         if group["momentum"] > 0:
             buffer = state["momentum_buffer"]
-            buffer.mul_(group["momentum"]).add_(grad / average)
-            param.sub_(buffer, alpha=group["lr"])
+            buffer.mul_(group["momentum"]).addcdiv_(grad, average)
+            param.add_(buffer, alpha=-group["lr"])
         else:
-            param.sub_(grad / average, alpha=group["lr"])
+            param.addcdiv_(grad, average, value=-group["lr"])
         # END SOLUTION

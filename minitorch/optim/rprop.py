@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..creation import full_like, tensor, zeros_like
-from ..tensor import Tensor, where
+from ..tensor import Tensor
 from .common import check_flags, directed, next_step
 from .optimizer import Optimizer, ParamGroup, ParamsT
 
@@ -20,7 +20,8 @@ class Rprop(Optimizer):
     Where :math:`g_t g_{t-1} > 0` the step size grows by :math:`\eta_+`, where it is negative
     it shrinks by :math:`\eta_-` and the coordinate does not move this step (its gradient is
     taken as 0 for the next comparison); sizes stay within ``step_sizes``. Then
-    :math:`\theta_t = \theta_{t-1} - \operatorname{sign}(g_t)\, s_t`.
+    :math:`\theta_t = \theta_{t-1} - \operatorname{sign}(g_t)\, s_t`. The tensor ops are PyTorch's,
+    in its order, so the steps are too.
     """
 
     def __init__(self, params: ParamsT, lr: float = DEFAULT_LR, etas: tuple[float, float] = DEFAULT_ETAS,
@@ -44,11 +45,13 @@ class Rprop(Optimizer):
         smallest, largest = group["step_sizes"]
         grad = directed(grad, group)
         next_step(state)
-        agreement = grad * state["prev"]
-        ones = full_like(param, 1.0)
-        factor = where(agreement > 0, ones * eta_plus, where(agreement < 0, ones * eta_minus, ones))
+        factor = grad.mul(state["prev"]).sign()
+        # the signs replaced one after another, as PyTorch writes them (a NaN product's sign is 0)
+        factor.masked_fill_(factor.gt(0), eta_plus)
+        factor.masked_fill_(factor.lt(0), eta_minus)
+        factor.masked_fill_(factor.eq(0), 1)
         step_size = state["step_size"]
-        step_size.copy_((step_size * factor).clamp(smallest, largest))
-        grad = where(agreement < 0, zeros_like(grad), grad)
-        param.sub_(grad.sign() * step_size)
+        step_size.mul_(factor).clamp_(smallest, largest)
+        grad = grad.clone().masked_fill_(factor.eq(eta_minus), 0)
+        param.addcmul_(grad.sign(), step_size, value=-1)
         state["prev"].copy_(grad)
