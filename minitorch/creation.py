@@ -93,6 +93,8 @@ def _infer_numpy(data: Any, keep_float64: bool = False) -> np.ndarray:
         return data.detach()._host_numpy().copy()
     if isinstance(data, np.ndarray):
         return data.copy()
+    if isinstance(data, np.generic) and not isinstance(data, np.object_):  # a NumPy number keeps its dtype, as in PyTorch
+        return _infer_numpy(np.array(data))
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         data = [_infer_numpy(x) for x in data]
     array = np.array(data)
