@@ -21,7 +21,7 @@ from .ops.decompositions import (
     svdvals,
 )
 from .ops.cholesky_solvers import cholesky_ex
-from .ops.linalg_extra import cond, diagonal, matrix_rank, multi_dot, vecdot
+from .ops.linalg_extra import cond, diagonal, linalg_matmul as matmul, matrix_rank, multi_dot, vecdot
 from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg_solvers import inv_ex, solve_ex, tensorinv, tensorsolve
@@ -63,7 +63,7 @@ def norm(A: Tensor, ord: Any = None, dim: Optional[Union[int, tuple[int, ...]]] 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
     "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
-    "lu_factor_ex", "lu_solve", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
-    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
+    "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+    "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve",
     "vecdot", "vector_norm",
 ]

@@ -1,5 +1,7 @@
 """Writes into an expanded tensor (a broadcast dim: stride 0, size > 1), which PyTorch 2.x still
-makes for ``index_fill_``, ``index_put_`` and ``masked_fill_``, with a deprecation warning.
+makes for ``index_fill_``, ``index_put_`` and ``masked_fill_``, with a deprecation warning; an
+``index_put_`` that autograd records is written too, and its backward refuses a gradient for
+the expanded tensor itself, as PyTorch's.
 
 Nothing here is imported from the tensor module at run time, so ``Tensor.masked_fill_`` can use it.
 """
@@ -10,6 +12,8 @@ import warnings
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
+
+from ..autograd.function import Context, Function
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -48,7 +52,7 @@ def put_where_shared(self: Tensor, indices: Sequence[Optional[Tensor]], values: 
     to a memory location wins) or, with ``accumulate``, an addition into that location. Computed on
     the host over the view with each broadcast dim cut to one element (one element per location),
     then copied into it."""
-    broadcast = [d for d, (size, stride) in enumerate(zip(self.shape, self._data.strides)) if stride == 0 and size > 1]
+    broadcast = _broadcast_dims(self)
     compact = self
     for d in broadcast:
         compact = compact.narrow(d, 0, 1)
@@ -65,3 +69,52 @@ def put_where_shared(self: Tensor, indices: Sequence[Optional[Tensor]], values: 
         stored[tuple(where)] = written  # a repeated location keeps the last value, as the kernel's loop does
     compact.copy_(compact.new_tensor(stored))
     return self
+
+
+class ExpandedPut(Function):
+    """The contents of an expanded tensor after ``index_put_`` (:func:`put_where_shared`), as a
+    tensor of their own for autograd to write back (its ``CopySlices``). The values' gradient is
+    PyTorch's: the incoming one at the indexed positions, summed to the values' shape. A gradient
+    for the expanded tensor itself is PyTorch's backward error: its backward would write it into
+    the expanded (overlapping) view."""
+
+    grad_fn_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, old: Tensor, values: Tensor, indices: tuple[Optional[Tensor], ...],
+                accumulate: bool) -> Tensor:
+        ctx.indices, ctx.values_shape = indices, tuple(values.shape)
+        compact = old
+        for d in _broadcast_dims(old):
+            compact = compact.narrow(d, 0, 1)
+        shared = compact.clone().expand(*old.shape)  # the same memory sharing as ``old``, on a copy
+        put_where_shared(shared, indices, values, accumulate)
+        return shared.contiguous()
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor], None, None]:
+        from ..autograd.engine import sum_to_shape
+        from ..tensor import INTERNAL_OVERLAP_ERROR
+
+        if ctx.needs_input_grad[0]:
+            raise RuntimeError(INTERNAL_OVERLAP_ERROR)
+        key = tuple(slice(None) if index is None else index for index in ctx.indices)
+        return None, sum_to_shape(grad[key], ctx.values_shape), None, None
+
+
+def put_where_shared_recorded(self: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool,
+                              name: str = "IndexPutBackward0") -> Tensor:
+    """``index_put_`` into an expanded ``self`` while autograd records, as PyTorch 2.x makes it: the
+    write of :func:`put_where_shared`, recorded as an in-place op (``self`` becomes a view of its
+    base's new history) by a node called ``name``; its backward raises where a gradient must
+    reach ``self`` itself."""
+    self._check_inplace_allowed(values)
+    result = ExpandedPut.apply(self, values, tuple(indices), accumulate)
+    if result.grad_fn is not None:
+        result.grad_fn.rename(name)
+    return self._rebase_history(result)
+
+
+def _broadcast_dims(t: Tensor) -> list[int]:
+    """The dims along which ``t``'s elements share memory (stride 0, more than one element)."""
+    return [d for d, (size, stride) in enumerate(zip(t.shape, t._data.strides)) if stride == 0 and size > 1]

@@ -1,16 +1,21 @@
-"""``torch.linalg``'s helpers built from other ops: ``multi_dot``, ``vecdot``, ``diagonal``,
+"""``torch.linalg``'s helpers built from other ops: ``multi_dot``, ``vecdot``, ``matmul``, ``diagonal``,
 ``matrix_rank`` and ``cond``. Each is a composition, so autograd follows through it."""
 
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
+from ..autograd.function import Node
+from ..autograd.grad_mode import is_grad_enabled
 from ..creation import _written
 from ..dtypes import int64, scalar_type_name
+from ..out_argument import write_out
 from ..tensor import Tensor
+from ..tensor import matmul as tensor_matmul
 from ..type_info import finfo
 from .decompositions import LinAlgError, check_matrices, eigvalsh, inv, svdvals
 from .reductions_extra import matrix_norm
+from .vector_products import Dot, _saved
 
 #: the orders ``cond`` computes from singular values; the others need the inverse
 SINGULAR_VALUE_ORDERS = (None, 2, -2)
@@ -51,9 +56,60 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Optional[Tensor] = None) -> Ten
     return _written(out, result, "linalg.multi_dot")
 
 
+class Vdot(Dot):
+    """``vdot`` of two real vectors: :class:`Dot` under PyTorch's ``VdotBackward0``."""
+
+    grad_fn_name = "VdotBackward0"
+    node_class = type("VdotBackward0", (Node,), {"_saved_self": _saved(0), "_saved_other": _saved(1)})
+
+
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Optional[Tensor] = None) -> Tensor:
-    """The dot product of the vectors along ``dim``, the other dims broadcast."""
-    return _written(out, (x * y).sum(dim), "linalg.vecdot")
+    """The dot product of the vectors along ``dim``, the other dims broadcast; floating point
+    operands of one dtype only. Two 1-D operands make one ``vdot`` (``dim`` unused), as in PyTorch."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_type_name(x.dtype)}")
+    if y.dtype is not x.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{scalar_type_name(x.dtype)} and y of type {scalar_type_name(y.dtype)} instead")
+    if out is not None and out.dtype is not x.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected out of dtype{scalar_type_name(x.dtype)} but found "
+                           f"{scalar_type_name(out.dtype)}")
+    if x.dim() == 1 and y.dim() == 1:
+        if x.shape[0] != y.shape[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to "
+                               f"have the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements "
+                               "respectively")
+        result = Vdot.apply(x, y)
+    else:
+        result = (x * y).sum(dim)
+    return write_out(result, out, "linalg_vecdot")
+
+
+#: the C++ names of the dtypes in PyTorch's ``matmul`` ``out=`` dtype error
+CPP_TYPE_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+    "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+}
+
+
+def _check_matmul_out(input: Tensor, other: Tensor, result: Tensor, out: Tensor) -> None:  # noqa: A002
+    """PyTorch's refusal of a ``matmul`` ``out`` of another dtype than the product's (no cast)."""
+    if out.dtype is result.dtype or (is_grad_enabled() and (input.requires_grad or other.requires_grad)):
+        return  # (a product that needs a gradient gets out='s autograd refusal first)
+    if input.dim() == 1 and other.dim() == 1:
+        raise RuntimeError(f"result dtype {scalar_type_name(out.dtype)} does not match input dtype "
+                           f"{scalar_type_name(result.dtype)}")
+    raise RuntimeError(f"Expected out tensor to have dtype {CPP_TYPE_NAMES[result.dtype.name]}, but got "
+                       f"{CPP_TYPE_NAMES[out.dtype.name]} instead")
+
+
+def linalg_matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    """``torch.linalg.matmul``: ``torch.matmul`` under the ``linalg`` name (an ``out`` of the product's dtype)."""
+    result = tensor_matmul(input, other)
+    if out is not None:
+        _check_matmul_out(input, other, result, out)
+    return write_out(result, out, "matmul")
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803 - PyTorch's name

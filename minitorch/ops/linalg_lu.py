@@ -16,6 +16,7 @@ for its bottom rows; a wide one (``U = [U_1\ U_2]``) adds :math:`-L^{-\top}\bar 
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Optional
 
@@ -43,6 +44,8 @@ NO_PIVOTING = "linalg.lu_factor: LU without pivoting is not implemented on the C
 SINGULAR_FACTOR = ("{op}: {prefix}U[{index},{index}] is zero and using it on lu_solve would result in a division by "
                    "zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
                    "linalg.lu_factor_ex(A, pivot)")
+#: (PyTorch's first line; its second notes that the pivots come from ``linalg.lu_factor``)
+PIVOTS_DTYPE = "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype."
 BAD_PIVOTS = ("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly pass the "
               "result of lu_factor?")
 LU_SOLVE_DEPRECATION = (
@@ -282,25 +285,48 @@ def lu(A: Tensor, *, pivot: bool = True,  # noqa: N803
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *,  # noqa: N803
               out: Optional[tuple[Tensor, Tensor, Tensor]] = None) -> tuple[Tensor, Tensor, Tensor]:
     """``(P, L, U)`` from :func:`lu_factor`'s result; ``unpack_data=False`` leaves ``L`` and ``U``
-    empty, ``unpack_pivots=False`` leaves ``P`` empty."""
+    empty, ``unpack_pivots=False`` leaves ``P`` empty (and ``LU_pivots`` unread)."""
     if LU_data.dim() < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(LU_data.shape)} instead")
-    if LU_pivots.dtype is not int32:
-        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.")
-    rows, cols = LU_data.shape[-2], LU_data.shape[-1]
-    empty = LU_data.new_empty((0,))
-    L = U = P = empty
+    if unpack_pivots and LU_pivots.dtype is not int32:
+        raise RuntimeError(PIVOTS_DTYPE)
+    L = U = P = LU_data.new_empty((0,))
     if unpack_data:
         L, U = LuUnpack.apply(LU_data)
     if unpack_pivots:
-        host_pivots = LU_pivots.detach()._host_numpy()
-        if host_pivots.shape[-1:] != (min(rows, cols),) or ((host_pivots < 1) | (host_pivots > rows)).any():
-            raise RuntimeError(BAD_PIVOTS)
-        batch = np.broadcast_shapes(host_pivots.shape[:-1], tuple(LU_data.shape[:-2]))
-        host_pivots = np.broadcast_to(host_pivots, batch + host_pivots.shape[-1:])
-        P = _permutation(host_pivots, LU_data, rows)
+        P = _permutation(_pivots_per_matrix(LU_data, LU_pivots), LU_data, LU_data.shape[-2])
     return write_out(lu_unpack_result(P, L, U), out, "lu_unpack")
+
+
+def _pivots_per_matrix(LU_data: Tensor, LU_pivots: Tensor) -> np.ndarray:  # noqa: N803
+    """The ``k = min(m, n)`` pivots of each matrix of ``LU_data`` (batch shape + ``(k,)``), read as
+    PyTorch reads ``LU_pivots``: no broadcasting; its batch index is aligned with ``LU_data``'s
+    from the left (row ``(i, j)`` of pivots for a batch ``(B0, B1, B2)`` is matrix ``(i, j, 0)``),
+    the first ``k`` of each row are read, and every matrix no row reaches keeps no interchange
+    (the identity). A pivots batch that reaches past ``LU_data``'s is refused: PyTorch then
+    reads or writes outside its buffers."""
+    rows, cols = LU_data.shape[-2], LU_data.shape[-1]
+    steps = min(rows, cols)
+    batch = tuple(LU_data.shape[:-2])
+    host = LU_pivots.detach()._host_numpy()
+    if host.ndim == 0 or host.shape[-1] < steps:
+        raise RuntimeError(BAD_PIVOTS)
+    given = host.shape[:-1]
+    aligned = min(len(given), len(batch))
+    if (any(n > size for n, size in zip(given, batch)) or any(n != 1 for n in given[aligned:])
+            or (math.prod(given) and not math.prod(batch))):
+        raise RuntimeError(f"torch.lu_unpack: Expected the batch shape of LU_pivots to fit in that of LU_data, "
+                           f"aligned from the left, but got LU_pivots of shape {list(host.shape)} for LU_data of "
+                           f"shape {list(LU_data.shape)}")
+    read = host[..., :steps]
+    if ((read < 1) | (read > rows)).any():
+        raise RuntimeError(BAD_PIVOTS)
+    pivots = np.empty(batch + (steps,), dtype=lu_host.PIVOT_DTYPE)
+    pivots[...] = np.arange(1, steps + 1, dtype=lu_host.PIVOT_DTYPE)
+    reached = tuple(slice(0, n) for n in given[:aligned]) + (0,) * (len(batch) - aligned)
+    pivots[reached] = read.reshape(given[:aligned] + (steps,))
+    return pivots
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,  # noqa: N803

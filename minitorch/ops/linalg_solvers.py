@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -80,6 +80,15 @@ class SolveEx(Solve):
         return out
 
 
+def _never_raising(compute: Callable[[], Tensor], from_factors: Callable[[], Tensor]) -> Tensor:
+    """``compute()``, or where its solver finds the matrix singular though this module's ``getrf``
+    found no zero pivot (a rounding apart), the result ``from_factors()`` that does not raise."""
+    try:
+        return compute()
+    except LinAlgError:
+        return from_factors()
+
+
 def inv_ex(A: Tensor, *, check_errors: bool = False,  # noqa: N803 - PyTorch's name
            out: Optional[tuple[Tensor, Tensor]] = None) -> tuple[Tensor, Tensor]:
     """``(inverse, info)``: ``info`` is 0, or for a singular matrix the 1-based index of its first
@@ -91,7 +100,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False,  # noqa: N803 - PyTorch's n
         prefix, zero = singular
         raise LinAlgError(f"linalg.inv_ex: {prefix}The diagonal element {zero} is zero, the inversion could not be "
                           "completed because the input matrix is singular.")
-    inverse = InverseEx.apply(A) if singular is not None else inv(A)
+    inverse = InverseEx.apply(A) if singular is not None else _never_raising(lambda: inv(A), lambda: InverseEx.apply(A))
     result = linalg_inv_ex(inverse, A.new_tensor(info, dtype=int32))
     return write_out(result, out, "linalg_inv_ex")
 
@@ -106,7 +115,8 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     if singular is not None and check_errors:
         raise LinAlgError(f"torch.linalg.solve_ex: {singular[0]}The solver failed because the input matrix is "
                           "singular.")
-    solution = solve_with(SolveEx if singular is not None else Solve, A, B, left)
+    solution = (solve_with(SolveEx, A, B, left) if singular is not None
+                else _never_raising(lambda: solve_with(Solve, A, B, left), lambda: solve_with(SolveEx, A, B, left)))
     return write_out(linalg_solve_ex(solution, A.new_tensor(info, dtype=int32)), out, "linalg_solve_ex")
 
 

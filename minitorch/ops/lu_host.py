@@ -4,7 +4,9 @@
 They follow the reference LAPACK/BLAS order of operations, so they give PyTorch's LU factors
 and pivots (the first row of largest magnitude is the pivot; pivots are 1-based ``int32``) and,
 for a singular matrix, do not raise: ``getrf`` reports the first zero pivot in ``info`` and
-the solves divide by it, giving ``inf`` and ``nan`` as LAPACK does. No tensors here: the
+the solves divide by it, giving ``inf`` and ``nan`` as PyTorch's CPU LAPACK does (the pattern
+follows from the factors: where PyTorch's LAPACK rounds a pivot to a tiny number instead of an
+exact zero, or orders a sum differently, the two can differ). No tensors here: the
 callers in :mod:`.linalg_lu` and :mod:`.linalg_solvers` wrap these in autograd Functions.
 """
 
@@ -74,8 +76,9 @@ def permutation_matrix(pivots: np.ndarray, rows: int, dtype: np.dtype) -> np.nda
 
 def trsm(triangle: np.ndarray, rhs: np.ndarray, lower: bool, unit: bool) -> np.ndarray:
     """``T^{-1} B`` for a lower (or upper) triangular ``T`` read from its triangle only (its
-    diagonal taken as ones when ``unit``), batches broadcast; BLAS's column sweep, which skips
-    a zero entry of the solution (so ``0/0`` is 0 there, as in LAPACK)."""
+    diagonal taken as ones when ``unit``), batches broadcast; a column sweep that divides and
+    updates every entry, zeros too, as PyTorch's CPU BLAS does (so a zero on the diagonal gives
+    ``0/0 = nan`` for a zero entry of the solution, and ``nan`` spreads through the updates)."""
     size = triangle.shape[-1]
     batch = np.broadcast_shapes(triangle.shape[:-2], rhs.shape[:-2])
     triangle = np.broadcast_to(triangle, batch + triangle.shape[-2:])
@@ -83,14 +86,10 @@ def trsm(triangle: np.ndarray, rhs: np.ndarray, lower: bool, unit: bool) -> np.n
     order = range(size) if lower else reversed(range(size))
     with np.errstate(all="ignore"):
         for k in order:
-            entry = solution[..., k, :]
-            nonzero = entry != 0
             if not unit:
-                entry = np.where(nonzero, entry / triangle[..., k, k, None], entry)
-                solution[..., k, :] = entry
+                solution[..., k, :] /= triangle[..., k, k, None]
             rest = slice(k + 1, None) if lower else slice(0, k)
-            update = triangle[..., rest, k, None] * entry[..., None, :]
-            solution[..., rest, :] -= np.where(nonzero[..., None, :], update, 0)
+            solution[..., rest, :] -= triangle[..., rest, k, None] * solution[..., None, k, :]
     return solution
 
 

@@ -23,6 +23,7 @@ from ..dtypes import accumulates_in
 from .dtype_refusals import refuse_bool, refuse_non_float_variance
 from .opmath import in_float32
 from ..keywords import accepts_numpy_names
+from ..out_argument import user_stacklevel
 
 if TYPE_CHECKING:  # Tensor inherits ExtraReductions from this module: the import runs the other way
     from ..tensor import Tensor
@@ -80,17 +81,24 @@ def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:  # noq
 
 def var_mean(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None, keepdim: bool = False,  # noqa: A002
              *, correction: Optional[int] = None) -> tuple[Tensor, Tensor]:
-    """``(var, mean)`` over ``dim``, as two tensors."""
-    refuse_non_float_variance(input.dtype, "var_mean")
-    return input._rounded(input._variance(dim, unbiased, keepdim, correction, "var_mean")), input.mean(dim, keepdim)
+    """``(var, mean)`` over ``dim``: two outputs of one node (``VarMeanBackward0``)."""
+    return _spread_mean(input, dim, unbiased, keepdim, correction, "var_mean")
 
 
 def std_mean(input: Tensor, dim: Dims = None, unbiased: Optional[bool] = None, keepdim: bool = False,  # noqa: A002
              *, correction: Optional[int] = None) -> tuple[Tensor, Tensor]:
-    """``(std, mean)`` over ``dim``, as two tensors."""
-    refuse_non_float_variance(input.dtype, "std_mean")
-    root = StdRoot.apply(input._variance(dim, unbiased, keepdim, correction, "std_mean"))
-    return input._rounded(root), input.mean(dim, keepdim)
+    """``(std, mean)`` over ``dim``: two outputs of one node (``StdMeanBackward0``)."""
+    return _spread_mean(input, dim, unbiased, keepdim, correction, "std_mean")
+
+
+def _spread_mean(input: Tensor, dim: Dims, unbiased: Optional[bool], keepdim: bool,  # noqa: A002
+                 correction: Optional[int], name: str) -> tuple[Tensor, Tensor]:
+    """:class:`SpreadMean`'s two outputs, after PyTorch's dtype refusal and dim checks."""
+    refuse_non_float_variance(input.dtype, name)
+    dims = input._dims(dim)
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return SpreadMean.apply(input, dims, keepdim, correction, dim, name)
 
 
 def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:  # noqa: A002
@@ -364,6 +372,49 @@ class Variance(Function):
             grad = grad.reshape([1 if d in ctx.dims else size for d, size in enumerate(a.shape)])
         scale = 2.0 / freedom if freedom else math.inf
         return scale * grad * (a - a.mean(ctx.dims, keepdim=True)), None, None, None, None, None
+
+
+class SpreadMean(Function):
+    r"""``var_mean`` (``std_mean`` for ``name == "std_mean"``): the variance (or its root) and the
+    mean over ``dims``, as one node with two outputs, as PyTorch's. 16-bit floats are reduced in
+    float32 and rounded once; the backward runs in the input's dtype. Its gradient is the sum of
+    :class:`Variance`'s (through :class:`StdRoot`'s for the root) and the mean's,
+    :math:`\bar\mu / N`, each only for an output that got a gradient, so an unused variance with
+    no degrees of freedom sends no NaN."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: float, dim: Any,
+                name: str) -> tuple[Tensor, Tensor]:
+        ctx.grad_fn_name = "StdMeanBackward0" if name == "std_mean" else "VarMeanBackward0"
+        ctx.set_materialize_grads(False)
+        source = a.float() if a.dtype in dtypes.LOW_PRECISION_FLOATS else a
+        with warnings.catch_warnings(record=True) as caught:  # the warning, re-raised at the caller
+            warnings.simplefilter("always")
+            spread = Variance.forward(ctx, source, dims, keepdim, correction, dim, name)
+        for warning in caught:
+            warnings.warn(warning.message, warning.category, stacklevel=user_stacklevel())
+        ctx.save_for_backward(a)
+        ctx.root = spread.sqrt().to(a.dtype) if name == "std_mean" else None
+        ctx.count = math.prod(a.shape[d] for d in dims)
+        return ctx.root if ctx.root is not None else spread.to(a.dtype), a.mean(dims, keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, grad_spread: Optional[Tensor],
+                 grad_mean: Optional[Tensor]) -> tuple[Optional[Tensor], ...]:
+        (a,) = ctx.saved_tensors
+        total = None
+        if grad_spread is not None:
+            grad_spread = grad_spread.to(a.dtype)  # (PyTorch's engine gives each node grads of its outputs' dtype)
+            if ctx.root is not None:  # std_backward: through the root, 0 where it is 0
+                grad_spread = (grad_spread / (ctx.root * 2)).masked_fill(ctx.root == 0, 0.0)
+            total = Variance.backward(ctx, grad_spread)[0]
+        if grad_mean is not None:
+            grad_mean = grad_mean.to(a.dtype)
+            if not ctx.keepdim and ctx.dims:
+                grad_mean = grad_mean.reshape([1 if d in ctx.dims else size for d, size in enumerate(a.shape)])
+            share = grad_mean.expand(*a.shape) / ctx.count
+            total = share if total is None else total + share
+        return total, None, None, None, None, None
 
 
 class CumulativeSum(Function):

@@ -14,7 +14,7 @@ from .. import dtypes
 from ..shapes import normalize_dim
 from ..tensor import Tensor, add_tensor_methods
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from .expanded_writes import put_where_shared, warn_expanded_write
+from .expanded_writes import put_where_shared, put_where_shared_recorded, warn_expanded_write
 
 #: ATen's names of the dtypes, as its error messages print them
 _SCALAR_NAMES = {dtypes.float16: "Half", dtypes.float32: "Float", dtypes.float64: "Double", dtypes.int64: "Long",
@@ -118,18 +118,23 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
 
 def _index_put_(self: Tensor, indices: Sequence[Optional[Tensor]], values: Tensor, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`. Into an expanded tensor it writes as PyTorch 2.x still does, with
-    its deprecation warning (unless the write is recorded for autograd: refused there)."""
+    its deprecation warning (recorded by autograd too: :func:`put_where_shared_recorded`)."""
     if self._shares_elements():
         warn_expanded_write("index_put_", "tensor[indices] = tensor")
+        recorded = is_grad_enabled() and (self.requires_grad or values.requires_grad)
         if not accumulate and values.numel() == 1:
             mask = _one_mask(self, indices)
-            if mask is not None:  # PyTorch's masked_fill_ route, which warns again
+            if mask is not None and recorded:  # PyTorch's masked_fill_ route, which warns again
+                warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
+                return put_where_shared_recorded(self, indices, values, accumulate, "MaskedFillBackward1")
+            if mask is not None:
                 return self.masked_fill_(mask, values.reshape(()))
-        if not (is_grad_enabled() and (self.requires_grad or values.requires_grad)):
-            index_put(self.detach(), indices, values, accumulate)  # PyTorch's errors for the arguments
-            self._check_inplace_allowed(values)
-            with no_grad():
-                return put_where_shared(self, indices, values, accumulate)
+        index_put(self.detach(), indices, values.detach(), accumulate)  # PyTorch's errors for the arguments
+        if recorded:
+            return put_where_shared_recorded(self, indices, values, accumulate)
+        self._check_inplace_allowed(values)
+        with no_grad():
+            return put_where_shared(self, indices, values, accumulate)
     return self.copy_(index_put(self, indices, values, accumulate))
 
 
