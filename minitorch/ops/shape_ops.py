@@ -175,8 +175,31 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:  # noqa: A002
     return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
-def repeat_interleave(input: Tensor, repeats: Any, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> Tensor:  # noqa: A002
-    """Each element (or slice along ``dim``) repeated ``repeats`` times in place."""
+#: the index dtypes ``torch.repeat_interleave(repeats)`` takes
+REPEAT_COUNT_DTYPES = (dtypes.int32, dtypes.int64)
+
+
+def _repeated_positions(repeats: Any, output_size: Optional[int]) -> Tensor:
+    """``torch.repeat_interleave(repeats)``: each position ``i`` written ``repeats[i]`` times."""
+    if not isinstance(repeats, Tensor):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' (position 1) must be Tensor, not {type(repeats).__name__}")
+    if repeats.dtype not in REPEAT_COUNT_DTYPES:
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{dtypes.scalar_type_name(repeats.dtype)}'")
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    positions = make_tensor(np.arange(repeats.shape[0]), dtype=repeats.dtype, device=repeats.device)
+    return repeat_interleave(positions, repeats, 0, output_size=output_size)
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: Optional[int] = None, *,  # noqa: A002
+                      output_size: Optional[int] = None) -> Tensor:
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in place.
+
+    Given only a 1-D integer tensor of counts, the positions ``0, 1, ...`` each repeated its count.
+    """
+    if repeats is None:
+        return _repeated_positions(input, output_size)
     if dim is None:
         input, dim = input.flatten(), 0  # noqa: A001
     d = normalize_dim(dim, input.dim())
@@ -371,7 +394,7 @@ class TensorMethods:
         return tile(self, shape_from_args(dims))
 
     def repeat_interleave(self, repeats: Any, dim: Optional[int] = None, *, output_size: Optional[int] = None) -> "Tensor":
-        return repeat_interleave(self, repeats, dim)
+        return repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def tril(self, diagonal: int = 0) -> "Tensor":
         return tril(self, diagonal)

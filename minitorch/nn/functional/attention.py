@@ -54,6 +54,23 @@ def canonical_mask(mask: Optional[Tensor], mask_name: str, target_type: Any, oth
     return where(mask, -math.inf, 0.0).to(target_type) if mask.dtype is dtypes.bool_ else mask
 
 
+def _grouped_query_heads(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+    """Key and value with their heads (dim -3) repeated to the query's, for ``enable_gqa``.
+
+    Each of ``key``'s and ``value``'s head counts must divide the query's; head ``h`` of the
+    query then attends with key/value head ``h // (query heads / their heads)``.
+    """
+    heads = query.size(-3)
+    key_heads, value_heads = key.size(-3), value.size(-3)
+    if heads % key_heads or heads % value_heads:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    if key_heads != heads:
+        key = key.repeat_interleave(heads // key_heads, -3)
+    if value_heads != heads:
+        value = value.repeat_interleave(heads // value_heads, -3)
+    return key, value
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -61,7 +78,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
     A boolean ``attn_mask`` is True where attention is *allowed*; a float one is added to
     the scores. ``is_causal`` applies the lower-triangular mask. Dropout is applied to the
-    weights when ``dropout_p > 0``.
+    weights when ``dropout_p > 0``. With ``enable_gqa`` (grouped-query attention) ``key`` and
+    ``value`` may have fewer heads (dim -3) than ``query``, each group of query heads sharing one.
     """
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
@@ -69,6 +87,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise RuntimeError(
             f"Expected query and key to have the same embedding size, got query {shape_list(query.shape)} and key {shape_list(key.shape)}"
         )
+    if enable_gqa:
+        key, value = _grouped_query_heads(query, key, value)
     # BEGIN SOLUTION 5.9
     factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = (query @ key.transpose(-2, -1)) * factor
