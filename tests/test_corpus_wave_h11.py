@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import warnings
 from types import ModuleType
 from typing import Any, Callable
 
@@ -18,58 +17,9 @@ import numpy as np
 import pytest
 
 import minitorch
+from both_libraries import Case, compare
 
 torch = pytest.importorskip("torch")
-
-Case = Callable[[ModuleType], Any]
-TOL = {"rtol": 1e-12, "atol": 1e-12}
-#: float32 results may differ in the last bits (another summation order)
-TOL_FLOAT32 = {"rtol": 1e-6, "atol": 1e-7}
-
-
-def _run(case: Case, lib: ModuleType) -> tuple[Any, list[str]]:
-    """The case's result (or its exception) and the warnings it raised."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result: Any = case(lib)
-        except Exception as error:  # noqa: BLE001 - the error itself is what is compared
-            result = error
-    return result, [str(w.message) for w in caught]
-
-
-def _as_numpy(value: Any) -> np.ndarray:
-    return np.asarray(value.detach().double().tolist() if value.numel() else [], dtype=np.float64)
-
-
-def _check_same(ours: Any, theirs: Any) -> None:
-    """Same exception (type name and message), or the same tensors: values, shape, dtype, grad_fn."""
-    if isinstance(theirs, Exception):
-        assert isinstance(ours, Exception), f"PyTorch raised {theirs!r}, minitorch returned {ours!r}"
-        assert isinstance(ours, type(theirs)) or type(ours).__name__ == type(theirs).__name__
-        assert str(ours) == str(theirs)
-        return
-    assert not isinstance(ours, Exception), f"minitorch raised {ours!r}, PyTorch returned {theirs!r}"
-    if isinstance(theirs, (tuple, list)):
-        assert len(ours) == len(theirs)
-        for a, b in zip(ours, theirs):
-            _check_same(a, b)
-        return
-    if isinstance(theirs, torch.Tensor):
-        assert list(ours.shape) == list(theirs.shape)
-        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
-        tol = TOL_FLOAT32 if theirs.dtype == torch.float32 else TOL
-        np.testing.assert_allclose(_as_numpy(ours), _as_numpy(theirs), **tol)
-        return
-    assert ours == theirs
-
-
-def _compare(case: Case) -> None:
-    ours, our_warnings = _run(case, minitorch)
-    theirs, their_warnings = _run(case, torch)
-    _check_same(ours, theirs)
-    assert our_warnings == their_warnings
 
 
 def _grads(lib: ModuleType, build: Callable[[Any], Any], x: Any) -> tuple[Any, Any]:
@@ -147,19 +97,19 @@ UNPOOL_ERRORS: dict[str, Case] = {
 
 @pytest.mark.parametrize("name", list(UNPOOL_CASES))
 def test_max_unpool_as_torch(name: str) -> None:
-    _compare(UNPOOL_CASES[name])
+    compare(UNPOOL_CASES[name])
 
 
 @pytest.mark.parametrize("name", list(UNPOOL_ERRORS))
 def test_max_unpool_errors_as_torch(name: str) -> None:
-    _compare(UNPOOL_ERRORS[name])
+    compare(UNPOOL_ERRORS[name])
 
 
 def test_max_unpool_reports_the_last_bad_index_on_one_thread() -> None:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        _compare(lambda lib: lib.nn.functional.max_unpool2d(lib.ones(1, 1, 2, 2), lib.tensor([[[[20, 1], [17, 3]]]]), 2))
+        compare(lambda lib: lib.nn.functional.max_unpool2d(lib.ones(1, 1, 2, 2), lib.tensor([[[[20, 1], [17, 3]]]]), 2))
     finally:
         torch.set_num_threads(threads)
 
@@ -241,12 +191,12 @@ MARGIN_CASES: dict[str, Case] = {
 
 @pytest.mark.parametrize("name", list(SOFT_CASES))
 def test_multilabel_soft_margin_loss_as_torch(name: str) -> None:
-    _compare(SOFT_CASES[name])
+    compare(SOFT_CASES[name])
 
 
 @pytest.mark.parametrize("name", list(MARGIN_CASES))
 def test_multilabel_margin_loss_as_torch(name: str) -> None:
-    _compare(MARGIN_CASES[name])
+    compare(MARGIN_CASES[name])
 
 
 def _second_derivative(loss: Callable[[ModuleType, Any], Any]) -> Case:
@@ -276,7 +226,7 @@ SECOND_DERIVATIVES: dict[str, Case] = {
 
 @pytest.mark.parametrize("name", list(SECOND_DERIVATIVES))
 def test_second_derivatives_as_torch(name: str) -> None:
-    _compare(SECOND_DERIVATIVES[name])
+    compare(SECOND_DERIVATIVES[name])
 
 
 def test_first_derivative_with_create_graph_is_still_the_gradient() -> None:
@@ -286,7 +236,7 @@ def test_first_derivative_with_create_graph_is_still_the_gradient() -> None:
                                     create_graph=True)
         return grad, grad.requires_grad, type(grad.grad_fn).__name__
 
-    _compare(case)
+    compare(case)
 
 
 # ---- the legacy-reduction warning, Tensor.size of a 0-d tensor --------------------------------
@@ -300,9 +250,9 @@ def test_legacy_reduction_warning_names_the_reduction(flags: dict) -> None:
         x, y = lib.ones(2, 3), lib.zeros(2, 3)
         return [lib.nn.functional.mse_loss(x, y, **flags), lib.nn.L1Loss(**flags).reduction]
 
-    _compare(case)
+    compare(case)
 
 
 @pytest.mark.parametrize("dim", [0, -1, 2])
 def test_size_of_a_zero_dim_tensor_as_torch(dim: int) -> None:
-    _compare(lambda lib: lib.tensor(1.5).size(dim))
+    compare(lambda lib: lib.tensor(1.5).size(dim))

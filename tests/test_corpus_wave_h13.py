@@ -10,66 +10,15 @@
 
 from __future__ import annotations
 
-import warnings
 from types import ModuleType
 from typing import Any, Callable
 
 import numpy as np
 import pytest
 
-import minitorch
+from both_libraries import Case, compare
 
 torch = pytest.importorskip("torch")
-
-Case = Callable[[ModuleType], Any]
-TOL = {"rtol": 1e-12, "atol": 1e-12}
-#: float32 results may differ in the last bits (another summation order)
-TOL_FLOAT32 = {"rtol": 1e-6, "atol": 1e-7}
-
-
-def _run(case: Case, lib: ModuleType) -> tuple[Any, list[str]]:
-    """The case's result (or its exception) and the warnings it raised."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result: Any = case(lib)
-        except Exception as error:  # noqa: BLE001 - the error itself is what is compared
-            result = error
-    return result, [str(w.message) for w in caught]
-
-
-def _as_numpy(value: Any) -> np.ndarray:
-    return np.asarray(value.detach().double().tolist() if value.numel() else [], dtype=np.float64)
-
-
-def _check_same(ours: Any, theirs: Any) -> None:
-    """Same exception (type name and message), or the same tensors: values, shape, dtype, grad_fn."""
-    if isinstance(theirs, Exception):
-        assert isinstance(ours, Exception), f"PyTorch raised {theirs!r}, minitorch returned {ours!r}"
-        assert type(ours).__name__ == type(theirs).__name__
-        assert str(ours) == str(theirs)
-        return
-    assert not isinstance(ours, Exception), f"minitorch raised {ours!r}, PyTorch returned {theirs!r}"
-    if isinstance(theirs, (tuple, list)):
-        assert type(ours) is type(theirs) and len(ours) == len(theirs)
-        for a, b in zip(ours, theirs):
-            _check_same(a, b)
-        return
-    if isinstance(theirs, torch.Tensor):
-        assert list(ours.shape) == list(theirs.shape)
-        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
-        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
-        tol = TOL_FLOAT32 if theirs.dtype == torch.float32 else TOL
-        np.testing.assert_allclose(_as_numpy(ours), _as_numpy(theirs), **tol)
-        return
-    assert ours == theirs
-
-
-def _compare(case: Case) -> None:
-    ours, our_warnings = _run(case, minitorch)
-    theirs, their_warnings = _run(case, torch)
-    _check_same(ours, theirs)
-    assert our_warnings == their_warnings
 
 
 def _samples(lib: ModuleType, shape: tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Any:
@@ -136,7 +85,7 @@ GRADIENT_CASES: dict[str, Case] = {
 
 @pytest.mark.parametrize("name", list(GRADIENT_CASES))
 def test_gradient_matches_torch(name: str) -> None:
-    _compare(GRADIENT_CASES[name])
+    compare(GRADIENT_CASES[name])
 
 
 # ---- repeat_interleave of counts only ---------------------------------------------------------
@@ -163,7 +112,7 @@ REPEAT_CASES: dict[str, Case] = {
 
 @pytest.mark.parametrize("name", list(REPEAT_CASES))
 def test_repeat_interleave_counts_matches_torch(name: str) -> None:
-    _compare(REPEAT_CASES[name])
+    compare(REPEAT_CASES[name])
 
 
 # ---- grouped-query attention ------------------------------------------------------------------
@@ -207,4 +156,4 @@ GQA_CASES: dict[str, Case] = {
 
 @pytest.mark.parametrize("name", list(GQA_CASES))
 def test_grouped_query_attention_matches_torch(name: str) -> None:
-    _compare(GQA_CASES[name])
+    compare(GQA_CASES[name])
