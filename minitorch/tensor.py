@@ -25,8 +25,8 @@ from .autograd.function import CUSTOM_FUNCTION_VIEW, AccumulateGrad, Node
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .device import CPU, as_device, device
 from .keywords import accepts_numpy_names
-from .dispatch import empty, map_op, register_tensor_type, zip_op
-from .ops import (elementwise, elementwise_extra_functions, indexing, inplace, linalg, reductions, reflected,
+from .dispatch import empty, map_op, mul_add_op, register_tensor_type, zip_op
+from .ops import (elementwise, elementwise_extra_functions, expanded_writes, indexing, inplace, linalg, reductions, reflected,
                   rounded_division, scaled_sum, vector_products, views)
 from .ops.dtype_refusals import (SHIFT_KERNELS, matmul_kernel, refuse_bool, refuse_bool_clamp, refuse_bool_product,
                                  refuse_clamp_cast, refuse_non_float_variance, refuse_number)
@@ -719,9 +719,10 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             value = value.reshape(value.shape[ones:])
         advanced = _advanced_indexing()
         records = is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
-        if not records and self._shares_elements() and advanced.needs_advanced(key):
+        shared = self._shares_elements()
+        if shared and advanced.needs_advanced(key):
             return self._put_into_shared(key, value)  # each selected element written, as PyTorch's index_put_
-        if advanced.needs_advanced(key) or (records and not self.is_leaf):
+        if advanced.needs_advanced(key) or (records and not self.is_leaf and not shared):
             # written out of place (a differentiable where), then stored: see ops/advanced_indexing.py
             self._check_inplace_allowed()
             if records:  # named as PyTorch names the node of an index assignment
@@ -739,19 +740,35 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
         if is_grad_enabled() and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
             self._record_setitem(key, value)
+            if shared:  # written through the view ``self[key]``: this view reads its base's new history
+                self._refresh_view_history()
             return
         target._write(value)
         self._bump_version()
 
     def _put_into_shared(self, key: Any, value: Operand) -> None:
         """``self[key] = value`` into a tensor whose elements share memory (a broadcast dimension):
-        PyTorch's route, ``index_put_`` (its warning, every selected element written in turn), for a
-        key of index tensors alone; any other key is refused, as an in-place write into such a tensor."""
-        indices = key if isinstance(key, tuple) else (key,)
-        if not all(isinstance(index, Tensor) for index in indices):
+        PyTorch's route, ``index_put_`` (its warning, every selected element written in turn, recorded
+        by autograd too) into the basic view of the key's ints and slices; a key holding anything
+        else is refused, as an in-place write into such a tensor."""
+        parts = expanded_writes.index_put_parts(self, key)
+        if parts is None:
             self._refuse_internal_overlap()
+            return
+        basic, indices = parts
+        target = self if all(item == slice(None) for item in basic) else self[basic]
         values = value if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
-        self.index_put_(indices, values.to(self.dtype))
+        target.index_put_(indices, values.to(self.dtype))
+        if target is not self:
+            self._refresh_view_history()
+
+    def _refresh_view_history(self) -> None:
+        """After a write through another view of this view's base, this view's history reads the
+        base's new one, as PyTorch regenerates a view's ``grad_fn`` once its base has changed."""
+        base = self._base
+        if base is not None and base.grad_fn is not None:
+            strided = inplace.AsStrided.apply(base, self._data.shape, self._data.strides, self._data.offset)
+            self.grad_fn, self._output_nr, self._requires_grad = strided.grad_fn, 0, True
 
     def _record_setitem(self, key: Any, value: Operand) -> None:
         """``self[key] = value`` recorded by autograd: an in-place copy into the view ``self[key]``."""
@@ -1388,7 +1405,11 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
         if not _plain_alpha(alpha) and result.is_floating_point:  # one fused multiply-add, as PyTorch's
             alpha_value = alpha.item() if isinstance(alpha, Tensor) else alpha
             operand = operand if operand.dtype is result else operand.to(result)
-            scaled_sum.scaled_sum_into(source, operand, -alpha_value if op == "sub" else alpha_value, self)
+            scale = _scalar_tensor(-alpha_value if op == "sub" else alpha_value, result, self._device)
+            if source is self:
+                mul_add_op(operand, scale, self, out=self)
+            else:  # computed in the promoted dtype, stored in this tensor's
+                map_op("copy", mul_add_op(operand, scale, source), out=self)
         else:
             zip_op(op, source, operand, out=self)
         self._bump_version()
@@ -1645,13 +1666,15 @@ class Tensor(elementwise.UnaryMath, ExtraReductions):
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
             )
         self._check_fits(mask.shape)
-        if self._shares_elements():  # PyTorch writes each element the mask reaches, with a warning
-            from .ops.expanded_writes import fill_where_shared, warn_expanded_write
-
-            warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
-            return fill_where_shared(self, mask, value)
         fill = value.to(self.dtype) if isinstance(value, Tensor) else _scalar_tensor(value, self.dtype, self.device)
-        return self._inplace_apply(lambda old: where(mask, fill, old), value, overlap_ok=True)
+        # PyTorch's node: MaskedFillBackward1 for a value tensor (which gets a gradient), 0 for a number
+        name = "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0"
+        if self._shares_elements():  # PyTorch writes each element the mask reaches, with a warning
+            expanded_writes.warn_expanded_write("masked_fill_", "tensor[mask] = scalar")
+            if is_grad_enabled() and (self._requires_grad or fill._requires_grad):
+                return expanded_writes.put_where_shared_recorded(self, (mask.expand(*self.shape),), fill, False, name)
+            return expanded_writes.fill_where_shared(self, mask, value)
+        return self._inplace_apply(lambda old: _named(where(mask, fill, old), name), value, overlap_ok=True)
 
     # ---- everyday API of PyTorch code (issue 17) ----
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes
 from ..autograd.function import Context, Function
-from ..dispatch import map_op, mul_add_op, zip_op
+from ..dispatch import mul_add_op, zip_op
 
 if TYPE_CHECKING:  # tensor.py imports this module
     from ..tensor import Tensor
@@ -64,15 +64,6 @@ def scaled_sum(a: Tensor, b: Tensor, alpha: Any) -> Tensor:
     if a.dtype.is_floating_point:
         return mul_add_op(b, b.new_full((), alpha), a)
     return zip_op("add", a, _scaled(b, alpha))
-
-
-def scaled_sum_into(a: Tensor, b: Tensor, alpha: Any, out: Tensor) -> None:
-    r""":math:`a + \alpha b` of floats of one dtype into ``out`` (which may be ``a``: ``x.add_(y, alpha=)``),
-    off the graph, one fused multiply-add; a result of another dtype is stored cast."""
-    if out.dtype is a.dtype:
-        mul_add_op(b, b.new_full((), alpha), a, out=out)
-    else:
-        map_op("copy", scaled_sum(a, b, alpha), out=out)
 
 
 class AddScaled(Function):
