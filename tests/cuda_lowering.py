@@ -54,7 +54,7 @@ numba.cuda.dispatcher.get_current_device = _pretend_device
 
 from minitorch.backends import cuda as backend  # noqa: E402
 from minitorch.backends import cuda_kernels as kernels  # noqa: E402
-from minitorch.backends import cuda_log_softmax, cuda_matmul_blocked, cuda_optim  # noqa: E402
+from minitorch.backends import cuda_log_softmax, cuda_matmul_blocked, cuda_mul_add, cuda_optim  # noqa: E402
 
 INT = types.int64
 BOOL = types.boolean
@@ -129,6 +129,11 @@ def sgd_momentum_case(dtype: str) -> tuple[Callable, tuple]:
     return cuda_optim.sgd_momentum_kernel.py_func, (INT, *[array(dtype)] * 3, *[number] * 4, *[BOOL] * 5)
 
 
+def mul_add_case(dtype: str) -> tuple[Callable, tuple]:
+    view = (array(dtype), INT, LAYOUT)
+    return cuda_mul_add.mul_add_kernel.py_func, (INT, array(dtype), INT, LAYOUT, LAYOUT, *view, *view, *view)
+
+
 def accumulate_case(dtype: str) -> tuple[Callable, tuple]:
     return kernels.accumulate_kernel.py_func, (INT, array(dtype), INT, LAYOUT, LAYOUT, array(dtype), INT, LAYOUT)
 
@@ -179,6 +184,7 @@ def cases() -> dict[str, tuple[Callable, tuple]]:
         found[f"log_softmax[{dtype}]"] = log_softmax_case(dtype)
         found[f"sgd[{dtype}]"] = sgd_case(dtype)
         found[f"sgd_momentum[{dtype}]"] = sgd_momentum_case(dtype)
+        found[f"mul_add[{dtype}]"] = mul_add_case(dtype)
     for dtype in ATOMIC_DTYPES:
         found[f"accumulate[{dtype}]"] = accumulate_case(dtype)
         found[f"scatter_add[{dtype}]"] = scatter_add_case(dtype)

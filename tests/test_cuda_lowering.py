@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from minitorch.backends import cuda_kernels, cuda_log_softmax, cuda_matmul_blocked, cuda_optim
+from minitorch.backends import cuda_kernels, cuda_log_softmax, cuda_matmul_blocked, cuda_mul_add, cuda_optim
 
 CHILD = Path(__file__).resolve().parent / "cuda_lowering.py"
 #: the child lowers ~120 kernels at about half a second each
@@ -50,7 +50,7 @@ def test_every_kernel_lowers_for_a_gpu(every_case: dict[str, str | None]) -> Non
 
 def test_the_cases_cover_every_kernel(every_case: dict[str, str | None]) -> None:
     kernels = {
-        name.removesuffix("_kernel") for module in (cuda_kernels, cuda_log_softmax, cuda_matmul_blocked, cuda_optim) for name in vars(module) if name.endswith("_kernel")
+        name.removesuffix("_kernel") for module in (cuda_kernels, cuda_log_softmax, cuda_matmul_blocked, cuda_mul_add, cuda_optim) for name in vars(module) if name.endswith("_kernel")
     }
     covered = {case.split("[")[0] for case in every_case}
     assert kernels == covered, f"kernels without a case: {kernels - covered}; cases of no kernel: {covered - kernels}"

@@ -32,7 +32,7 @@ from numba import cuda
 from .. import dtypes
 from ..tensor_data import Shape, Strides, TensorData, expand_strides
 from . import cuda_kernels as kernels
-from . import cuda_bfloat16, cuda_log_softmax, cuda_optim, opcodes
+from . import cuda_bfloat16, cuda_log_softmax, cuda_mul_add, cuda_optim, opcodes
 from .base import AdamStep, SgdStep, log_softmax_by_primitives, reduce_has_work
 from .cuda_launch import launch
 from .cuda_matmul_blocked import blocked_matmul_kernel, check_blocking
@@ -247,6 +247,25 @@ class CudaBackend:
             out.storage, out.offset, shape, out_strides,
             _operand(a), a.offset, _strides_in(a, out),
             _operand(b), b.offset, _strides_in(b, out),
+        )
+
+    def mul_add(self, a: TensorData, b: TensorData, c: TensorData, out: TensorData) -> None:
+        if out.size == 0:
+            return
+        if out.storage.dtype in _LOW:  # in float32, rounded once more on the store, as PyTorch's
+            return self._through_float32(self.mul_add, a, b, c, out)
+        if any(x.storage is out.storage and (x.offset, x.strides, x.shape) != (out.offset, out.strides, out.shape)
+               for x in (a, b, c)):  # another view of out's memory: threads would read what others wrote
+            result = _contiguous(out.size, out.storage.dtype, out.shape)
+            self.mul_add(a, b, c, result)
+            self.map("copy", result, out)
+            return
+        shape, out_strides = _layout(out)
+        launch(
+            cuda_mul_add.mul_add_kernel, _blocks(out.size, THREADS_PER_BLOCK), THREADS_PER_BLOCK,
+            out.size, out.storage, out.offset, shape, out_strides,
+            a.storage, a.offset, _strides_in(a, out), b.storage, b.offset, _strides_in(b, out),
+            c.storage, c.offset, _strides_in(c, out),
         )
 
     def _reduce_launch(self, a: TensorData, out: TensorData, dim: int) -> tuple[int, int, tuple]:
