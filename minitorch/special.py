@@ -22,12 +22,13 @@ from .ops.numpy_like import sinc as _sinc
 from .ops.numpy_like import xlogy as _xlogy
 from .ops.reductions_extra import logsumexp
 from .ops.elementwise import _into
+from .ops.ndtri import ndtri
 from .tensor import Tensor
 
 __all__ = [
     "gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfcx", "erfinv", "expit", "logit",
     "ndtr", "log_ndtr", "xlogy", "xlog1py", "entr", "sinc", "logsumexp", "softmax", "log_softmax", "round", "exp2",
-    "expm1", "log1p", "i0", "i0e", "i1", "i1e",
+    "expm1", "log1p", "i0", "i0e", "i1", "i1e", "ndtri",
 ]
 
 gammaln = lgamma
