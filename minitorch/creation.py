@@ -377,15 +377,15 @@ def _evenly_spaced(start: float, end: float, steps: int, kind: np.dtype) -> np.n
 
     with :math:`s, e, h` in the output dtype, bit-equal to PyTorch's: its compiler fuses each
     multiply-add into one rounding, which float32 gets here by computing in float64 and float64 by
-    :func:`.rounding.fused_multiply_add`; float16 rounds after each operation (the count :math:`i` too) as
-    PyTorch's half arithmetic does; integer dtypes step in float64 and truncate."""
+    :func:`.rounding.fused_multiply_add`; float16 and bfloat16 round after each operation (the count
+    :math:`i` too) as PyTorch's 16-bit arithmetic does; integer dtypes step in float64 and truncate."""
     if steps <= 1:
         return np.array([start] * steps, dtype=np.float64).astype(kind)
     half_way = steps // 2
     up_counts = np.arange(half_way)  # i for the first half; n - 1 - i for the second
     down_counts = np.arange(steps - half_way - 1, -1, -1)
-    if kind == np.float16:
-        half, single = np.float16, np.float32
+    if kind in dtypes.LOW_PRECISION_NUMPY:  # float16 and bfloat16: 16-bit arithmetic
+        half, single = kind.type, np.float32
         s, e = half(start), half(end)
         with np.errstate(over="ignore", invalid="ignore"):  # a count past half's range is inf there too (0 * inf: NaN)
             step = single(half(single(e - s) / single(half(steps - 1))))
