@@ -224,3 +224,20 @@ EDGE_CASES = [
 @pytest.mark.parametrize("call", EDGE_CASES)
 def test_empty_indices_and_0d_tensors(torch_ref, call):
     _same(call(minitorch), call(torch_ref))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_prod_keeps_an_integer_dtype(torch_ref, dtype, include_self):
+    """PyTorch multiplies in the input's integer dtype (wrapping); minitorch's products widen to
+    int64 on the way and come back with the same low bits."""
+    rng = np.random.default_rng(9)
+    low = 0 if dtype == "uint8" else -9
+    values, source, index = rng.integers(low, 9, 12), rng.integers(low, 60, 30), rng.integers(0, 12, 30)
+    results = []
+    for lib in (minitorch, torch_ref):
+        kind = getattr(lib, dtype)
+        out = lib.tensor(values).to(kind).scatter_reduce(0, lib.tensor(index), lib.tensor(source).to(kind), "prod",
+                                                         include_self=include_self)
+        results.append((out.tolist(), str(out.dtype).split(".")[-1]))
+    assert results[0] == results[1]

@@ -212,7 +212,7 @@ def _reduce_rows(input: Tensor, index: Tensor, src: Tensor, reduce: str, include
     table[table < 0] = pool.shape[0] - 1
     slots = pool.index_select(0, _positions(table.reshape(-1), input.device)).view(table.shape)
     if reduce == "prod":
-        reduced = slots.cumprod(1)[:, -1]
+        reduced = slots.cumprod(1)[:, -1].to(input.dtype)  # (an integer cumprod widens to int64; the low bits agree)
     else:
         reduced = slots.amax(1) if reduce == "amax" else slots.amin(1)
     placed = flat_input.new_zeros(size).index_add(0, _positions(rows, input.device), reduced)
