@@ -14,8 +14,10 @@ import numpy as np
 from ... import dtypes
 from ...autograd.grad_mode import no_grad
 from ... import creation
-from ...creation import arange
-from ...ops.indexing import Gather
+from ...autograd.function import Context, Function
+from ...creation import arange, zeros_like
+from ...dispatch import gather_op
+from ...ops.indexing import scatter_into_zeros
 from ...index_checks import INDEX_DTYPES, first_out_of_range
 from ...tensor import Tensor, where
 
@@ -60,19 +62,46 @@ def embedding(
         )
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported in minitorch")
-    num, dim = weight.shape
+    num = weight.shape[0]
     # BEGIN SOLUTION 5.7
     if first_out_of_range(input, num) is not None:
         raise IndexError("index out of range in self")
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
-    flat = input.reshape(-1)
-    rows = Gather.apply(weight, 0, flat.view(-1, 1).expand(flat.numel(), dim))
-    if padding_idx is not None:
-        keep = (flat != padding_idx).view(-1, 1)
-        rows = where(keep, rows, rows.detach())
-    return rows.view(*input.shape, dim)
+    return Embedding.apply(weight, input, padding_idx)
     # END SOLUTION
+
+
+class Embedding(Function):
+    """Rows of the table at the indices, as one node (PyTorch's ``EmbeddingBackward0``): the
+    gradient of each looked-up row is added back into its row, except into ``padding_idx``'s."""
+
+    grad_fn_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx: Context, weight: Tensor, indices: Tensor, padding_idx: Optional[int]) -> Tensor:
+        # BEGIN SOLUTION 5.7
+        flat = indices.reshape(-1)
+        ctx.save_for_backward(flat)  # PyTorch's node keeps the indices only
+        ctx.weight_shape, ctx.padding_idx = weight.shape, padding_idx
+        rows = gather_op(weight, 0, flat.view(-1, 1).expand(flat.numel(), weight.shape[1]))
+        return rows.view(*indices.shape, weight.shape[1])
+        # END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Tensor, None, None]:
+        # BEGIN SOLUTION 5.7
+        (flat,) = ctx.saved_tensors
+        dim = ctx.weight_shape[1]
+        rows = grad.reshape(flat.numel(), dim)
+        if ctx.padding_idx is not None:
+            rows = where((flat != ctx.padding_idx).view(-1, 1), rows, zeros_like(rows))
+        index = flat.view(-1, 1).expand(flat.numel(), dim)
+        grad_weight = scatter_into_zeros(ctx.weight_shape, 0, index, rows)
+        # END SOLUTION
+        if grad_weight.grad_fn is not None:  # create_graph: PyTorch's node for the gradient's own graph
+            grad_weight.grad_fn.rename("EmbeddingDenseBackwardBackward0")
+        return grad_weight, None, None
 
 
 def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float = 2.0) -> Tensor:  # noqa: A002

@@ -222,10 +222,10 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
         if not leave_parametrized:
             raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized in "
                              "terms of a sequence of tensors.")
-        with no_grad():
-            value = getattr(module, tensor_name)
-        original = Parameter(value.detach(), value.requires_grad) if isinstance(
-            getattr(parametrizations, "original0"), Parameter) else value.detach()
+        # computed with grad mode as it is: whether the value requires grad decides between a new
+        # parameter and a plain tensor (a buffer), as in PyTorch (so under no_grad, a buffer)
+        value = getattr(module, tensor_name)
+        original = Parameter(value.detach()) if value.requires_grad else value
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]
     _register_parameter_or_buffer(module, tensor_name, original)
