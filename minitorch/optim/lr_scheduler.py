@@ -16,9 +16,11 @@ current one, so two schedulers on one optimizer compose.
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Iterable, Optional, Sequence, SupportsFloat, Union
@@ -28,6 +30,19 @@ from .optimizer import Optimizer
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
     "Please use `scheduler.step()` to step the scheduler."
+)
+#: PyTorch's warnings when a schedule's first step comes before the optimizer's (which skips the
+#: schedule's first rate), or when ``optimizer.step`` was replaced after the scheduler was made
+STEPPED_FIRST_WARNING = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you should call "
+    "them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will result in "
+    "PyTorch skipping the first value of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+)
+STEP_REPLACED_WARNING = (
+    "Seems like `optimizer.step()` has been overridden after learning rate scheduler initialization. Please, make "
+    "sure to call `optimizer.step()` before `lr_scheduler.step()`. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
 )
 DEFAULT_GAMMA = 0.1
 LINEAR_START_FACTOR = 1.0 / 3
@@ -72,6 +87,7 @@ class LRScheduler:
                     )
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_step_calls(optimizer)
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -91,6 +107,11 @@ class LRScheduler:
 
     def step(self, epoch: Optional[int] = None) -> None:
         """Advance one epoch (or jump to ``epoch``, deprecated) and set every group's ``lr``."""
+        if self._step_count == 1:  # the first step after the one the constructor took
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn(STEP_REPLACED_WARNING, UserWarning, stacklevel=2)
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn(STEPPED_FIRST_WARNING, UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -112,6 +133,25 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
+
+
+def _track_step_calls(optimizer: Optimizer) -> None:
+    """Make ``optimizer.step`` mark the optimizer (``_opt_called``) when it runs, as PyTorch's schedulers
+    do to see whether a schedule's first step came first; once per optimizer."""
+    step = optimizer.step
+    if hasattr(step, "_wrapped_by_lr_sched"):
+        return
+    function = getattr(step, "__func__", None)
+    owner = weakref.ref(optimizer)
+
+    @functools.wraps(step)
+    def tracked(*args: Any, **kwargs: Any) -> Any:
+        stepped = owner()
+        stepped._opt_called = True  # type: ignore[union-attr]
+        return function(stepped, *args, **kwargs) if function is not None else step(*args, **kwargs)
+
+    tracked._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    optimizer.step = tracked  # type: ignore[method-assign]
 
 
 def _lambdas_per_group(optimizer: Optimizer, lr_lambda: LrLambda) -> list[Callable[[int], float]]:
@@ -421,11 +461,13 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             self.default_min_lr = min_lr
             self.min_lrs = [min_lr] * len(optimizer.param_groups)
-        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
         self.patience, self.cooldown, self.eps = patience, cooldown, eps
         self.last_epoch = 0
         self._last_lr = self._current_lrs()
-        self.best = math.inf if mode == "min" else -math.inf
+        # (set in PyTorch's order: it is the order of the state_dict's keys)
+        self.mode_worse = math.inf if mode == "min" else -math.inf  # the worst value, where ``best`` starts
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
+        self.best = self.mode_worse
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
