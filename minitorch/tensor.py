@@ -1956,7 +1956,19 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         columns = _named(b.transpose(-1, -2).contiguous().view(rows, b.shape[-2]), "UnsafeViewBackward0")
         folded = vector_products.Mv.apply(columns, a)
         return _named(folded.view(b.shape[:-2] + (b.shape[-1],)), "UnsafeViewBackward0")._standalone()
-    return MatMul.apply(a2, b2)
+    return _named(MatMul.apply(a2, b2), _batched_matmul_node(a, b))
+
+
+def _batched_matmul_node(a: Tensor, b: Tensor) -> str:
+    """PyTorch's node for a product with batch dims: ``UnsafeViewBackward0``, its matmul's reshape of
+    the ``bmm`` (or folded ``mm``) result; but a matrix ``a`` that needs a gradient times a batch is
+    computed transposed (``b.mT @ a.mT``, folded) and transposed back, then copied to a contiguous
+    result (``CloneBackward0``) unless the transpose already is one (``TransposeBackward0``)."""
+    if a.dim() != 2 or not a.requires_grad:
+        return "UnsafeViewBackward0"
+    rows, columns = a.shape[0], b.shape[-1]
+    laid_out = rows == 1 or columns == 1 or a.numel() == 0 or b.numel() == 0
+    return "TransposeBackward0" if laid_out else "CloneBackward0"
 
 
 # ---- the layer above: composite ops that plug into Tensor ----

@@ -18,7 +18,7 @@ from .ops.dtype_refusals import refuse_numbers
 from .out_argument import write_out
 from .ops.scaled_sum import RsubScaled, RsubScaledNumber
 from .tensor import Tensor, _check_rounding_mode, add_tensor_methods, result_dtype, where
-from .tensor import matmul as _matmul
+from .ops.linalg_extra import linalg_matmul
 
 
 
@@ -235,8 +235,9 @@ multiply = mul
 
 
 def matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
-    """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions."""
-    return _into(out, _matmul(input, other), "matmul")
+    """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dimensions; an ``out``
+    must have the product's dtype, as ``torch.linalg.matmul``'s."""
+    return linalg_matmul(input, other, out=out)
 
 
 def _into(out: Optional[Tensor], result: Tensor, op: str) -> Tensor:

@@ -4,7 +4,8 @@
    (a depth-first topological sort from the outputs).
 2. Walk that order once: pop the gradient summed so far for a node, run its hooks, call
    its backward, sum each input's gradient back to the input's shape (undoing
-   broadcasting), and add it to what that input's node has collected.
+   broadcasting), cast it to the input's dtype (as PyTorch's engine does: a 16-bit input gets a
+   16-bit gradient), and add it to what that input's node has collected.
 3. Leaves (:class:`AccumulateGrad`) add their gradient into ``tensor.grad``.
 
 In anomaly mode (:mod:`~minitorch.autograd.anomaly_mode`) an error in a node's backward is
@@ -13,6 +14,7 @@ reported with the forward call that made the node, and a NaN gradient is an erro
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
@@ -23,6 +25,9 @@ from .grad_mode import set_grad_enabled
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
+
+#: the dtypes of a node's inputs where it keeps none: no cast (a gradient passes as it comes)
+_ANY_DTYPES = itertools.repeat(None)
 
 
 def topological_order(roots: Sequence[Node]) -> list[Node]:
@@ -293,13 +298,15 @@ def _backpropagate(
                     anomaly_mode.check_nan(node, input_grads)
                 if not retain_graph:
                     node.release()
-                for (next_node, output_nr), shape, input_grad in zip(node.next_functions, node.input_shapes,
-                                                                     input_grads):
+                for (next_node, output_nr), shape, dtype, input_grad in zip(
+                        node.next_functions, node.input_shapes, node.input_dtypes or _ANY_DTYPES, input_grads):
                     if next_node is None or input_grad is None:
                         continue
                     assert shape is not None
                     if input_grad._data.shape != shape:
                         input_grad = sum_to_shape(input_grad, shape)
+                    if dtype is not None and input_grad._data.dtype is not dtype:
+                        input_grad = input_grad.to(dtype)  # each input's gradient in its dtype, as PyTorch's engine
                     key = id(next_node)
                     if next_node.num_outputs == 1:
                         pending[key] = pending[key] + input_grad if key in pending else input_grad

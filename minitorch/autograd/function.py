@@ -233,8 +233,12 @@ class Node:
 
     ``next_functions`` holds, per forward argument, ``(node, 0)`` of the input that needs a
     gradient (its own ``grad_fn``, or an :class:`AccumulateGrad` for a leaf) or
-    ``(None, 0)``. ``input_shapes`` lets the engine sum broadcast gradients back.
+    ``(None, 0)``. ``input_shapes`` lets the engine sum broadcast gradients back, and
+    ``input_dtypes`` (where known) cast each gradient to its input's dtype, as PyTorch's engine.
     """
+
+    #: per edge, the dtype of the input it leads to (None: gradients pass as they come)
+    input_dtypes: Optional[tuple[Any, ...]] = None
 
     def __init__(self, function: type["Function"] | None, ctx: Context | None,
                  next_functions: tuple[tuple[Optional["Node"], int], ...], input_shapes: tuple[Optional[tuple[int, ...]], ...],
@@ -621,14 +625,18 @@ class Function:
         positions: list[int] = []
         next_functions: list[tuple[Optional[Node], int]] = []
         shapes: list[tuple[int, ...]] = []
-        for i, a in enumerate(args):  # one loop, where three comprehensions were three function calls
+        input_dtypes: list[Any] = []
+        for i, a in enumerate(args):  # one loop, where four comprehensions were four function calls
             if (isinstance(a, tensor) and a._data.dtype.is_floating_point
                     and not (i in numbers and not needs_input_grad[i] and not a._data.shape)):
                 positions.append(i)
                 next_functions.append((a._grad_node(), a._output_nr) if needs_input_grad[i] else (None, 0))
                 shapes.append(a._data.shape)
+                input_dtypes.append(a._data.dtype)
         node = node_type(ctx.grad_fn_name or cls.grad_fn_name or default_node_name(cls))
-        return node(cls, ctx, tuple(next_functions), tuple(shapes), None if len(positions) == len(args) else tuple(positions))
+        made = node(cls, ctx, tuple(next_functions), tuple(shapes), None if len(positions) == len(args) else tuple(positions))
+        made.input_dtypes = tuple(input_dtypes)
+        return made
 
     @classmethod
     def _record_several(cls, ctx: Context, args: tuple, outputs: tuple) -> tuple:

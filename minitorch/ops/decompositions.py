@@ -202,17 +202,79 @@ def solve_with(solver: type[Function], A: Tensor, B: Tensor, left: bool) -> Tens
     return solution.squeeze(-1) if vector else (solution if left else solution.mT)
 
 
+#: the dtypes PyTorch's CPU triangular solver computes in
+TRIANGULAR_SOLVE_DTYPES = ("float32", "float64")
+
+
+class TriangularSolve(Function):
+    r"""``X`` with :math:`AX = B` (:math:`XA = B` for ``left=False``), ``A`` read from one triangle (its
+    diagonal taken as ones when ``unitriangular``), ``B`` in ``A``'s dtype; batches broadcast. Solved by
+    :func:`~.lu_host.trsm`'s sweeps, which divide by every diagonal entry as PyTorch's CPU solver does:
+    a zero on the diagonal gives ``inf`` and ``nan``, no error. For ``left``, :math:`\bar B = A^{-\top}\bar X`
+    and :math:`\bar A = -\bar B X^\top`, kept to ``A``'s triangle (``left=False``: the transposes)."""
+
+    @staticmethod
+    def forward(ctx: Context, A: Tensor, B: Tensor, upper: bool, left: bool, unitriangular: bool) -> Tensor:
+        ctx.grad_fn_name = "LinalgSolveTriangularBackward0"
+        ctx.flags, ctx.b_dtype = (upper, left, unitriangular), B.dtype
+        host_a = _host(A)
+        host_b = _host(B).astype(host_a.dtype, copy=False)
+        if left:
+            solution = lu_host.trsm(host_a, host_b, lower=not upper, unit=unitriangular)
+        else:  # X A = B is A^T X^T = B^T, with the other triangle
+            solution = np.swapaxes(lu_host.trsm(np.swapaxes(host_a, -1, -2), np.swapaxes(host_b, -1, -2),
+                                                lower=upper, unit=unitriangular), -1, -2)
+        out = _like(solution, A)
+        ctx.save_for_backward(A, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: Tensor) -> tuple[Optional[Tensor], Optional[Tensor], None, None, None]:
+        A, solution = ctx.saved_tensors
+        upper, left, unitriangular = ctx.flags
+        grad_b = TriangularSolve.apply(A.mT, grad, not upper, left, unitriangular)
+        grad_a = None
+        if ctx.needs_input_grad[0]:
+            grad_a = -(grad_b @ solution.mT) if left else -(solution.mT @ grad_b)
+            diagonal = 1 if unitriangular else 0  # a unit diagonal is not read: no gradient for it
+            grad_a = grad_a.triu(diagonal) if upper else grad_a.tril(-diagonal)
+        if ctx.needs_input_grad[1] and grad_b.dtype is not ctx.b_dtype:
+            grad_b = grad_b.to(ctx.b_dtype)
+        return grad_a, (grad_b if ctx.needs_input_grad[1] else None), None, None, None
+
+
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
                      out: Optional[Tensor] = None) -> Tensor:
     """``solve`` reading only the upper (``upper=True``) or lower triangle of ``A`` (its diagonal
-    taken as ones when ``unitriangular``); ``B`` must be a (batch of) matrix."""
-    check_matrices(A, "linalg.solve_triangular")
-    check_matrices(B, "linalg.solve_triangular", square=False, name="B")
-    triangle = A.triu() if upper else A.tril()
-    if unitriangular:
-        triangle = triangle.triu(1) if upper else triangle.tril(-1)
-        triangle = triangle + _eye_like(A)
-    return solve(triangle, B, left=left, out=out)
+    taken as ones when ``unitriangular``); ``B`` must be a (batch of) matrix, and is read in ``A``'s
+    dtype. A zero on the diagonal gives ``inf``/``nan`` (no error), as PyTorch's."""
+    op = "linalg.solve_triangular"
+    for matrix, name in ((A, "A"), (B, "B")):
+        if matrix.dim() < 2:
+            raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    rows, cols = (B.shape[-2], B.shape[-1])
+    if (rows if left else cols) != A.shape[-1]:
+        raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
+    _refuse_batch_mismatch(B.shape[:-2], A.shape[:-2])  # (PyTorch names B "tensor a")
+    if A.dtype.name not in TRIANGULAR_SOLVE_DTYPES:
+        raise NotImplementedError(f'"triangular_solve_cpu" not implemented for \'{scalar_type_name(A.dtype)}\'')
+    if out is not None and out.dtype is not A.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(A.dtype)} but found {scalar_type_name(out.dtype)}")
+    return write_out(TriangularSolve.apply(A, B, upper, left, unitriangular), out, "linalg_solve_triangular")
+
+
+def _refuse_batch_mismatch(a_batch: tuple[int, ...], b_batch: tuple[int, ...]) -> None:
+    """PyTorch's error for batch dims of a solve's operands that do not broadcast (the first clash, counted
+    from the left of the longer batch)."""
+    rank = max(len(a_batch), len(b_batch))
+    a_full = (1,) * (rank - len(a_batch)) + tuple(a_batch)
+    b_full = (1,) * (rank - len(b_batch)) + tuple(b_batch)
+    for d, (m, n) in enumerate(zip(a_full, b_full)):
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b ({n}) at non-singleton dimension {d}")
 
 
 def _eye_like(A: Tensor) -> Tensor:

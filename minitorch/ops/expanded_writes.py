@@ -1,7 +1,9 @@
 """Writes into an expanded tensor (a broadcast dim: stride 0, size > 1), which PyTorch 2.x still
 makes for ``index_fill_``, ``index_put_`` and ``masked_fill_``, with a deprecation warning; an
-``index_put_`` that autograd records is written too, and its backward refuses a gradient for
-the expanded tensor itself, as PyTorch's.
+``index_put_`` or ``masked_fill_`` that autograd records is written too, and its backward refuses
+a gradient for the expanded tensor itself, as PyTorch's. ``t[key] = v`` with index tensors in
+``key`` is PyTorch's ``index_put_`` into the basic view of the key's ints and slices
+(:func:`index_put_parts`).
 
 Nothing here is imported from the tensor module at run time, so ``Tensor.masked_fill_`` can use it.
 """
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.function import Context, Function
 
 if TYPE_CHECKING:
@@ -113,6 +116,55 @@ def put_where_shared_recorded(self: Tensor, indices: Sequence[Optional[Tensor]],
     if result.grad_fn is not None:
         result.grad_fn.rename(name)
     return self._rebase_history(result)
+
+
+def index_put_parts(t: Tensor, key: Any) -> Optional[tuple[Any, list[Optional[Tensor]]]]:
+    """``t[key] = v`` split as PyTorch splits it for ``index_put_``: the basic key (ints, slices,
+    ``None``, ``...``; each index tensor a full slice over the dims it indexes) and the ``indices``
+    for the view it gives (``None`` where a dim is not indexed). None for a key holding anything
+    else (a Python bool, a sequence), which the caller refuses."""
+    from ..tensor import Tensor
+
+    items = list(key) if isinstance(key, tuple) else [key]
+    if not all(_splittable(item) for item in items):
+        return None
+    consumed = sum(_dims_indexed(item) for item in items)
+    basic: list[Any] = []
+    indices: list[Optional[Tensor]] = []
+    for item in items:
+        if item is Ellipsis:
+            basic += [slice(None)] * (t.dim() - consumed)
+            indices += [None] * (t.dim() - consumed)
+        elif isinstance(item, Tensor) and (item.dim() or item.dtype is dtypes.bool_):
+            basic += [slice(None)] * _dims_indexed(item)
+            indices.append(item)
+        elif isinstance(item, (int, Tensor)):  # an int (or a 0-d integer tensor) selects: no dim left to index
+            basic.append(int(item))
+        else:  # a slice or None: a dim of the view, not indexed
+            basic.append(item)
+            indices.append(None)
+    return tuple(basic), indices
+
+
+def _splittable(item: Any) -> bool:
+    """Whether :func:`index_put_parts` takes the key item: an int, a slice, ``None``, ``...`` or a
+    tensor (not a 0-d bool one, which stands for a new dim)."""
+    from ..tensor import Tensor
+
+    if isinstance(item, Tensor):
+        return item.dim() > 0 or item.dtype is not dtypes.bool_
+    return item is None or item is Ellipsis or isinstance(item, slice) or (isinstance(item, int) and not isinstance(item, bool))
+
+
+def _dims_indexed(item: Any) -> int:
+    """How many dims of the indexed tensor a key item stands for (a bool mask: its own dims)."""
+    from ..tensor import Tensor
+
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, Tensor) and item.dtype is dtypes.bool_:
+        return item.dim()
+    return 1
 
 
 def _broadcast_dims(t: Tensor) -> list[int]:

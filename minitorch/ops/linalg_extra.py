@@ -107,7 +107,7 @@ def _check_matmul_out(input: Tensor, other: Tensor, result: Tensor, out: Tensor)
 def linalg_matmul(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:  # noqa: A002
     """``torch.linalg.matmul``: ``torch.matmul`` under the ``linalg`` name (an ``out`` of the product's dtype)."""
     result = tensor_matmul(input, other)
-    if out is not None:
+    if isinstance(out, Tensor):  # (anything else gets write_out's refusal)
         _check_matmul_out(input, other, result, out)
     return write_out(result, out, "matmul")
 

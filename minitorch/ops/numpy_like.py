@@ -23,6 +23,7 @@ from ..shapes import normalize_dim
 from ..tensor import Tensor, _named, add_tensor_methods, result_dtype, where
 from .shape_ops import flip
 from .elementwise_extra_functions import LogAddExp2, Logit
+from .linalg_extra import Vdot
 from .opmath import in_float32
 from .dtype_refusals import MM_KERNEL, refuse_bool_product, refuse_non_float, refuse_number, refuse_numbers
 
@@ -331,10 +332,16 @@ def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
-    """The dot product of two vectors (real tensors: no conjugation)."""
+    """The dot product of two vectors (real tensors: no conjugation): ``dot``'s checks and product,
+    recorded as PyTorch records ``vdot`` (``VdotBackward0``, saving ``self`` and ``other``)."""
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
-    return input.dot(other)
+    product = input.dot(other)
+    node = product.grad_fn
+    if node is not None and node.ctx is not None:  # dot's node, under vdot's name and saved names
+        node.ctx.grad_fn_name = Vdot.grad_fn_name
+        node.__class__ = Vdot.node_class
+    return product
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:  # noqa: A002
