@@ -142,8 +142,8 @@ def test_interpolate_errors_match_torch(torch_ref: Any, case: str) -> None:
 
 
 def test_modes_left_out_say_so() -> None:
-    with pytest.raises(NotImplementedError, match="antialias=True is not implemented in minitorch"):
-        F.interpolate(minitorch.ones(1, 1, 4, 4), scale_factor=2, mode="bilinear", antialias=True)
+    with pytest.raises(NotImplementedError, match="antialias=True on uint8 input is not implemented in minitorch"):
+        F.interpolate(minitorch.ones(1, 1, 4, 4, dtype=minitorch.uint8), scale_factor=2, mode="bilinear", antialias=True)
 
 
 # ---- pixel shuffle ----

@@ -45,6 +45,7 @@ from ...ops.indexing import index_select
 from ...shapes import check_storage_size
 from ...tensor import Tensor
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .upsampling_antialias import interpolate_antialias
 
 Size = Union[int, Sequence[int], None]
 Scale = Union[float, Sequence[float], None]
@@ -220,7 +221,9 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
     """Resize the spatial dimensions of ``(N, C, *spatial)`` input to ``size`` or by ``scale_factor``.
 
     Modes ``'nearest'``, ``'nearest-exact'``, ``'linear'``/``'bilinear'``/``'trilinear'``,
-    ``'bicubic'`` (2-D) and ``'area'`` (1-D and 2-D); ``antialias=True`` is not implemented.
+    ``'bicubic'`` (2-D) and ``'area'`` (1-D and 2-D); with ``antialias=True`` (4-D input), ``'bilinear'``,
+    ``'bicubic'`` and ``'lanczos'`` (which needs it) filter as image libraries resize
+    (:mod:`~minitorch.nn.functional.upsampling_antialias`).
     """
     if mode in NEAREST_MODES:
         if align_corners is not None:
@@ -237,9 +240,14 @@ def interpolate(input: Tensor, size: Size = None, scale_factor: Scale = None, mo
     if mode in LINEAR_MODES.values() and LINEAR_MODES.get(dim) != mode:
         needed = 2 + next(n for n, name in LINEAR_MODES.items() if name == mode)
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needed}D input")
+    if mode == "lanczos" and dim == 2:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     if antialias:
-        raise NotImplementedError(f"interpolate: mode={mode!r}{' with antialias=True' if antialias else ''} is not "
-                                  f"implemented in minitorch")
+        _check_sizes(list(input.shape[2:]), outs)
+        return interpolate_antialias(input, outs, scales, mode, bool(align_corners))
     supported = (mode in ("nearest", "nearest-exact", LINEAR_MODES.get(dim)) or (mode == "area" and dim in (1, 2))
                  or (mode == "bicubic" and dim == 2))
     if not 1 <= dim <= 3 or not supported:
