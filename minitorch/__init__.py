@@ -151,6 +151,7 @@ from .toplevel_extra import FUNCTIONS as _toplevel_extra  # noqa: E402
 from .ops.index_reduce import index_reduce  # noqa: E402 - also attaches Tensor.index_reduce, index_reduce_
 from .ops.histogram import histogram  # noqa: E402 - also attaches Tensor.histogram
 from .ops.put import put  # noqa: E402 - also attaches Tensor.put, put_
+from .ops.lowrank import pca_lowrank, svd_lowrank  # noqa: E402 - randomised low-rank SVD and PCA
 
 for _extra in (_functional_aliases, _bits_and_powers, _cholesky_solvers, _cumulative, _scatter_views, _sequence_ops,
                _windows_signal, _toplevel_extra, _linalg_lu, _linalg_solvers, _matrix_norms):

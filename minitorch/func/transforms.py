@@ -309,6 +309,25 @@ def _jacobian_of(value: Tensor, leaves: list[Tensor], create_graph: bool) -> lis
             for position, leaf in enumerate(leaves)]
 
 
+def _jacobian_by_columns(outputs: list[Tensor], leaves: list[Tensor], create_graph: bool) -> list[list[Tensor]]:
+    """Each output's Jacobian with respect to each leaf (outputs outside), shaped ``output.shape +
+    leaf.shape``: one forward product per element of each leaf, the standard basis as tangents, as
+    PyTorch's forward mode builds it (so its zeros keep the signs PyTorch's have)."""
+    probes, transposed = _transposed_products(outputs, leaves)
+    per_leaf = []
+    for position, leaf in enumerate(leaves):
+        count = leaf.numel()
+        if count == 0:
+            per_leaf.append([zeros(*value.shape, *leaf.shape, dtype=value.dtype) for value in outputs])
+            continue
+        basis = eye(count, dtype=leaf.dtype).reshape(count, *leaf.shape)
+        columns = [_pushed_forward(outputs, probes, [transposed[position]], [basis[index]], create_graph)
+                   for index in range(count)]
+        per_leaf.append([stack([column[place] for column in columns], dim=-1).reshape(*value.shape, *leaf.shape)
+                         for place, value in enumerate(outputs)])
+    return [list(row) for row in zip(*per_leaf)]
+
+
 def _jacobian_transform(func: Callable[..., Any], argnums: ArgNums, has_aux: bool, api: str,
                         forbid_random: bool) -> Callable[..., Any]:
     @functools.wraps(func)
@@ -319,7 +338,9 @@ def _jacobian_transform(func: Callable[..., Any], argnums: ArgNums, has_aux: boo
             differentiable, leaves = _differentiable_args(args, chosen)
             output, aux = _split_aux(func(*differentiable, **kwargs), has_aux, f"{api}(f, ...)(*args)")
             outputs, output_spec = _tensor_outputs(output, f"{api}(f, ...)(*args)")
-            per_output = [_grads_of(chosen, args, _jacobian_of(value, leaves, outside), argnums) for value in outputs]
+            by_output = (_jacobian_by_columns(outputs, leaves, outside) if api == "jacfwd"
+                         else [_jacobian_of(value, leaves, outside) for value in outputs])
+            per_output = [_grads_of(chosen, args, jacobians, argnums) for jacobians in by_output]
         jacobian = _released(tree_unflatten(per_output, output_spec), leaves, outside)
         return (jacobian, _released(aux, leaves, outside)) if has_aux else jacobian
 
@@ -344,9 +365,11 @@ def jacfwd(func: Callable[..., Any], argnums: ArgNums = 0, has_aux: bool = False
            randomness: str = "error") -> Callable[..., Any]:
     """The Jacobian of ``func``, as :func:`jacrev` returns it.
 
-    PyTorch computes it in forward mode; the values are the same up to rounding, and here the
-    rows come from reverse passes. As PyTorch's, a random operation inside ``func`` raises
-    unless ``randomness`` is ``'different'`` or ``'same'``.
+    Column by column, as PyTorch's forward mode computes it: each column is the forward product
+    of one basis tangent (the double-vjp identity), so a zero gets the sign PyTorch's gets where
+    the ops' derivatives agree (a Hessian's off-diagonal zeros follow their row, not their
+    column). As PyTorch's, a random operation inside ``func`` raises unless ``randomness`` is
+    ``'different'`` or ``'same'``.
     """
     return _jacobian_transform(func, argnums, has_aux, "jacfwd", forbid_random=checked_mode(randomness) == "error")
 

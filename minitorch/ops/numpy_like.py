@@ -10,7 +10,9 @@ elementwise helpers (``diff``, ``logit``, ``xlogy``, ``deg2rad``, ``sinc``, ``he
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -462,6 +464,31 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
     return _indices(row, col, offset, True, dtype, device)
 
 
+#: the operands PyTorch's ``searchsorted`` (and ``bucketize``) copies when not contiguous, named as its warnings
+#: name them, in the order it checks them
+NON_CONTIGUOUS_OPERANDS = ("input value", "boundary", "sorter")
+
+
+@functools.cache
+def warn_non_contiguous(operand: str) -> None:
+    """PyTorch's warning that a non-contiguous ``operand`` is copied, once a process for each operand (as its
+    ``TORCH_WARN_ONCE``; ``cache_clear`` re-arms it)."""
+    warnings.warn(f"torch.searchsorted(): {operand} tensor is non-contiguous, this will lower the performance due to "
+                  "extra data copy when converting non-contiguous tensor to contiguous, please use contiguous "
+                  f"{operand} tensor if possible. This message will only appear once per program.", UserWarning,
+                  stacklevel=4)
+
+
+def _warn_if_non_contiguous(input: Any, sorted_sequence: Tensor, sorter: Optional[Tensor]) -> None:  # noqa: A002
+    """PyTorch's warnings for the non-contiguous tensors among the operands (none for an empty ``input``,
+    which PyTorch returns before copying anything)."""
+    if isinstance(input, Tensor) and input.numel() == 0:
+        return
+    for operand, given in zip(NON_CONTIGUOUS_OPERANDS, (input, sorted_sequence, sorter)):
+        if isinstance(given, Tensor) and not given.is_contiguous():
+            warn_non_contiguous(operand)
+
+
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,  # noqa: A002
                  side: Optional[str] = None, sorter: Optional[Tensor] = None) -> Tensor:
     """Where each value would go in the last dimension of ``sorted_sequence`` to keep it sorted."""
@@ -485,9 +512,12 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                 "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
                 f"tensor and input value tensor must match, but we got boundaries tensor {list(sequence.shape)} and "
                 f"input value tensor {list(values.shape)}")
-        flat_seq = sequence.reshape(-1, sequence.shape[-1])
-        flat_val = values.reshape(-1, values.shape[-1])
-        found = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(flat_seq, flat_val)]).reshape(values.shape)
+        rows = math.prod(sequence.shape[:-1])  # counted, not inferred: a last dimension may be empty
+        flat_seq = sequence.reshape(rows, sequence.shape[-1])
+        flat_val = values.reshape(rows, values.shape[-1])
+        found = np.array([np.searchsorted(s, v, side=how) for s, v in zip(flat_seq, flat_val)],
+                         dtype=np.int64).reshape(values.shape)
+    _warn_if_non_contiguous(input, sorted_sequence, sorter)
     return tensor(found.astype(np.int32 if out_int32 else np.int64), device=sorted_sequence.device)
 
 
