@@ -33,10 +33,6 @@ torch = pytest.importorskip("torch")
 SEED = 3
 #: how close float64 / float32 results of the two libraries must be (many products and QRs apart)
 TOLERANCE = {"float64": {"rtol": 1e-9, "atol": 1e-10}, "float32": {"rtol": 1e-4, "atol": 1e-5}}
-#: the searchsorted change these tests need is waiting in a module another change has open
-SEARCHSORTED_PENDING = pytest.mark.xfail(
-    not hasattr(numpy_like, "warn_non_contiguous"), strict=True,
-    reason="searchsorted's non-contiguity warnings and empty operands: change pending in ops/numpy_like.py")
 
 
 def _as_array(value: Any) -> np.ndarray:
@@ -195,7 +191,6 @@ def _scenario_script(lines: list[str]) -> str:
     return f"import json, warnings\nreport = []\n{SEARCH_SETUP}{body}print(json.dumps(report))\n"
 
 
-@SEARCHSORTED_PENDING
 @pytest.mark.parametrize("name", SEARCH_SCENARIOS)
 def test_searchsorted_non_contiguous_warnings(name: str) -> None:
     script = _scenario_script(SEARCH_SCENARIOS[name])
