@@ -70,3 +70,39 @@ def compare(case: Case) -> None:
     theirs, their_warnings = run_case(case, torch)
     check_same(ours, theirs)
     assert our_warnings == their_warnings
+
+
+# ---- outcomes and values, for tests that compare a call's error or a pair of results ----
+
+#: float64 results of the two libraries agree to a few units in the last place (sums in another order)
+RTOL = 1e-12
+#: float32 (and 16-bit floats, reduced in float32) agree to a few units in the last place
+FLOAT32_RTOL = 1e-5
+
+
+def outcome(call: Callable[[Any], Any], lib: ModuleType) -> tuple[str, Any]:
+    """``("ok", call(lib))``, or the exception's type name and message."""
+    try:
+        return "ok", call(lib)
+    except Exception as error:  # noqa: BLE001 - the error itself is what is compared
+        return type(error).__name__, str(error)
+
+
+def same_errors(call: Callable[[Any], Any]) -> None:
+    """Both libraries raise, with one exception type and message."""
+    theirs, ours = outcome(call, torch), outcome(call, minitorch)
+    assert theirs[0] != "ok"
+    assert ours == theirs
+
+
+def host_values(t: Any) -> np.ndarray:
+    """``t``'s values on the host, floats widened to float64 (exactly)."""
+    t = t.detach()
+    return (t.double() if t.dtype.is_floating_point else t).numpy()
+
+
+def same_values(ours: Any, theirs: Any, rtol: float = RTOL) -> None:
+    """One dtype name and shape, and the same values (NaN where NaN, infinities by sign)."""
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(host_values(ours), host_values(theirs), rtol=rtol, atol=0)

@@ -17,48 +17,11 @@ import numpy as np
 import pytest
 
 import minitorch
+from both_libraries import FLOAT32_RTOL, host_values, outcome, same_errors, same_values
 
 torch = pytest.importorskip("torch")
 
 LIBS = (torch, minitorch)
-
-#: float64 solves agree to a few units in the last place (the libraries order their sums differently)
-RTOL = 1e-12
-#: float32 results agree to a few units in the last place
-FLOAT32_RTOL = 1e-5
-
-
-def _outcome(call: Callable[[Any], Any], lib: Any) -> tuple[str, Any]:
-    """``call(lib)``'s result, or its exception's type name and message."""
-    try:
-        return "ok", call(lib)
-    except Exception as error:  # noqa: BLE001 - the error itself is what is compared
-        return type(error).__name__, str(error)
-
-
-def _same_errors(call: Callable[[Any], Any]) -> None:
-    """Both libraries raise, with one exception type and message."""
-    theirs, ours = _outcome(call, torch), _outcome(call, minitorch)
-    assert theirs[0] != "ok"
-    assert ours == theirs
-
-
-def _numpy(t: Any) -> np.ndarray:
-    """``t``'s values on the host, floats widened to float64 (exactly)."""
-    t = t.detach()
-    return (t.double() if t.dtype.is_floating_point else t).numpy()
-
-
-def _dtype_name(t: Any) -> str:
-    return str(t.dtype).split(".")[-1]
-
-
-def _same_values(ours: Any, theirs: Any, rtol: float = RTOL) -> None:
-    """One dtype name and shape, and the same values (NaN where NaN, infinities by sign)."""
-    assert _dtype_name(ours) == _dtype_name(theirs)
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    np.testing.assert_allclose(_numpy(ours), _numpy(theirs), rtol=rtol, atol=0)
-
 
 def _warning_texts(caught: list) -> list[str]:
     """The messages of ``caught`` warnings, without PyTorch's note of the C++ line that raised them."""
@@ -102,7 +65,7 @@ def _expanded_setitem(lib: Any, case: tuple, base_grad: bool, value_grad: bool) 
     seen: dict[str, Any] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        forward = _outcome(lambda _: y.__setitem__(key(lib), x.reshape(value_shape) * 2), lib)
+        forward = outcome(lambda _: y.__setitem__(key(lib), x.reshape(value_shape) * 2), lib)
     seen["forward"] = forward[0] if forward[0] == "ok" else forward
     if forward[0] != "ok":
         return seen
@@ -110,7 +73,7 @@ def _expanded_setitem(lib: Any, case: tuple, base_grad: bool, value_grad: bool) 
     seen["values"] = y.detach().tolist()
     seen["nodes"] = (_node_name(y), _node_name(y._base))
     weights = lib.arange(float(y.numel())).reshape(shape)
-    backward = _outcome(lambda _: (y * weights).sum().backward(), lib)
+    backward = outcome(lambda _: (y * weights).sum().backward(), lib)
     seen["backward"] = backward[0] if backward[0] == "ok" else backward
     seen["grads"] = [None if t.grad is None else t.grad.tolist() for t in (b, x)]
     return seen
@@ -157,10 +120,10 @@ def test_masked_fill_gives_the_value_its_gradient(value_dtype: str, self_grad: b
 
     ours, theirs = filled(minitorch), filled(torch)
     for mine, reference in zip(ours[:2], theirs[:2]):
-        _same_values(mine, reference)
+        same_values(mine, reference)
     assert (ours[2] is None) == (theirs[2] is None)
     if ours[2] is not None:
-        _same_values(ours[2], theirs[2])
+        same_values(ours[2], theirs[2])
     assert ours[3] == theirs[3]
 
 
@@ -185,7 +148,7 @@ def test_masked_fill_of_expanded_tensor_gives_the_value_its_gradient(base_grad: 
             warnings.simplefilter("always")
             y.masked_fill_(lib.tensor([[True], [False], [False], [False]]), value)
         seen = {"values": y.tolist(), "node": _node_name(y), "warnings": _warning_texts(caught)}
-        seen["backward"] = _outcome(lambda _: (y * lib.arange(12.0).reshape(4, 3)).sum().backward(), lib)
+        seen["backward"] = outcome(lambda _: (y * lib.arange(12.0).reshape(4, 3)).sum().backward(), lib)
         seen["grad"] = None if value.grad is None else value.grad.item()
         return seen
 
@@ -202,7 +165,7 @@ MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3, 4)), ((2, 2, 3), (3, 4)), ((3,), (3,
 @pytest.mark.parametrize(("a_shape", "b_shape"), MATMUL_SHAPES)
 @pytest.mark.parametrize("out_dtype", ["float64", "float16", "int64"])
 def test_matmul_refuses_an_out_of_another_dtype(a_shape: tuple, b_shape: tuple, out_dtype: str) -> None:
-    _same_errors(lambda lib: lib.matmul(lib.ones(a_shape), lib.ones(b_shape),
+    same_errors(lambda lib: lib.matmul(lib.ones(a_shape), lib.ones(b_shape),
                                         out=lib.empty(0, dtype=getattr(lib, out_dtype))))
 
 
@@ -215,11 +178,11 @@ def test_matmul_writes_an_out_of_its_dtype(a_shape: tuple, b_shape: tuple) -> No
         assert result is out
         return out
 
-    _same_values(product(minitorch), product(torch), FLOAT32_RTOL)
+    same_values(product(minitorch), product(torch), FLOAT32_RTOL)
 
 
 def test_matmul_out_with_a_gradient_is_refused_first() -> None:
-    _same_errors(lambda lib: lib.matmul(lib.ones(2, 3, requires_grad=True), lib.ones(3, 2),
+    same_errors(lambda lib: lib.matmul(lib.ones(2, 3, requires_grad=True), lib.ones(3, 2),
                                         out=lib.empty(0, dtype=lib.float64)))
 
 
@@ -244,9 +207,9 @@ def test_matmul_node_names(a_shape: tuple, b_shape: tuple, grads: tuple[bool, bo
 
     ours, theirs = product(minitorch), product(torch)
     assert ours[0] == theirs[0]
-    _same_values(ours[1], theirs[1], FLOAT32_RTOL)
+    same_values(ours[1], theirs[1], FLOAT32_RTOL)
     for mine, reference in zip(ours[2], theirs[2]):
-        _same_values(mine, reference, FLOAT32_RTOL)
+        same_values(mine, reference, FLOAT32_RTOL)
 
 
 # ---- item 5: ``vdot``'s node
@@ -271,7 +234,7 @@ def test_vdot_errors_and_integers(a: tuple, b: tuple) -> None:
     def product(lib: Any) -> Any:
         return lib.vdot(lib.ones(a, dtype=lib.int64), lib.ones(b, dtype=lib.int64)).tolist()
 
-    assert _outcome(product, minitorch) == _outcome(product, torch)
+    assert outcome(product, minitorch) == outcome(product, torch)
 
 
 # ---- item 6: ``solve_triangular`` on a zero diagonal
@@ -291,7 +254,7 @@ def test_solve_triangular_zero_diagonal_gives_inf_and_nan(upper: bool, left: boo
         B = lib.tensor(RHS if left else RHS.T.copy(), dtype=getattr(lib, dtype))
         return lib.linalg.solve_triangular(A, B, upper=upper, left=left)
 
-    _same_values(solved(minitorch), solved(torch), FLOAT32_RTOL)
+    same_values(solved(minitorch), solved(torch), FLOAT32_RTOL)
 
 
 @pytest.mark.parametrize("unitriangular", [False, True])
@@ -299,7 +262,7 @@ def test_solve_triangular_of_zeros(unitriangular: bool) -> None:
     def solved(lib: Any) -> Any:
         return lib.linalg.solve_triangular(lib.zeros(3, 3), lib.zeros(3, 2), upper=True, unitriangular=unitriangular)
 
-    _same_values(solved(minitorch), solved(torch))
+    same_values(solved(minitorch), solved(torch))
 
 
 @pytest.mark.parametrize("upper", [False, True])
@@ -320,7 +283,7 @@ def test_solve_triangular_values_and_gradients(upper: bool, left: bool, unitrian
     ours, theirs = solved(minitorch), solved(torch)
     assert ours[0] == theirs[0]
     for mine, reference in zip(ours[1:], theirs[1:]):
-        np.testing.assert_allclose(_numpy(mine), _numpy(reference), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(host_values(mine), host_values(reference), rtol=1e-10, atol=1e-10)
 
 
 def test_solve_triangular_reads_b_in_a_dtype() -> None:
@@ -332,7 +295,7 @@ def test_solve_triangular_reads_b_in_a_dtype() -> None:
         return X, A.grad, B.grad
 
     for mine, reference in zip(solved(minitorch), solved(torch)):
-        _same_values(mine, reference, FLOAT32_RTOL)
+        same_values(mine, reference, FLOAT32_RTOL)
 
 
 @pytest.mark.parametrize("call", [
@@ -348,7 +311,7 @@ def test_solve_triangular_reads_b_in_a_dtype() -> None:
     lambda lib: lib.linalg.solve_triangular(lib.ones(2, 3, 3), lib.ones(3, 3, 2), upper=True),
 ])
 def test_solve_triangular_errors(call: Callable[[Any], Any]) -> None:
-    _same_errors(call)
+    same_errors(call)
 
 
 # ---- item 7: each gradient cast to its input's dtype
@@ -375,15 +338,15 @@ def test_gradients_reach_16_bit_nodes_in_their_dtype(half: str) -> None:
         x = lib.tensor([0.3, -1.7, 2.9], requires_grad=True)
         h = x.to(getattr(lib, half)).sin()
         seen: list[str] = []
-        h.register_hook(lambda g: seen.append(_dtype_name(g)))
+        h.register_hook(lambda g: seen.append(str(g.dtype).split(".")[-1]))
         w = h.exp()
-        w.register_hook(lambda g: seen.append(_dtype_name(g)))
+        w.register_hook(lambda g: seen.append(str(g.dtype).split(".")[-1]))
         _widening_function(lib).apply(w).sum().backward()
         return seen, x.grad
 
     ours, theirs = run(minitorch), run(torch)
     assert ours[0] == theirs[0]
-    _same_values(ours[1], theirs[1], 0)
+    same_values(ours[1], theirs[1], 0)
 
 
 #: 16-bit graphs of a few ops, summed in float32
@@ -405,4 +368,4 @@ def test_16_bit_graphs(half: str, graph: str) -> None:
         return x.grad, w.grad
 
     for mine, reference in zip(run(minitorch), run(torch)):
-        _same_values(mine, reference, 0)
+        same_values(mine, reference, 0)
