@@ -5,6 +5,7 @@ of the view, the dtype, and whichever operand is the output's memory.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -25,13 +26,30 @@ DTYPES = [np.float32, np.float64, np.int64]
 InPlace = tuple[str, Callable[[minitorch.Tensor, minitorch.Tensor], object], Callable[[np.ndarray, np.ndarray], np.ndarray]]
 OPS: list[InPlace] = [
     ("add_", lambda t, u: t.add_(u), lambda a, b: a + b),
-    ("sub_ alpha", lambda t, u: t.sub_(u, alpha=3), lambda a, b: a - 3 * b),
+    ("sub_ alpha", lambda t, u: t.sub_(u, alpha=3), lambda a, b: _fused(b, -3, a)),
     ("mul_ number", lambda t, u: t.mul_(3), lambda a, b: a * 3),
     ("rsub into other", lambda t, u: u.sub_(t), lambda a, b: b - a),
     ("add_ itself", lambda t, u: t.add_(t), lambda a, b: a + a),
     ("clamp_", lambda t, u: t.clamp_(-2, 2), lambda a, b: np.clip(a, -2, 2)),
     ("neg_", lambda t, u: t.neg_(), lambda a, b: -a),
 ]
+
+
+def _fused(x: np.ndarray, scale: int, z: np.ndarray) -> np.ndarray:
+    """``x * scale + z`` rounded once, as PyTorch's ``sub(alpha=)`` (exact rational arithmetic; integers wrap as NumPy's)."""
+    if not np.issubdtype(x.dtype, np.floating):
+        return x * scale + z
+    exact = [Fraction(float(p)) * scale + Fraction(float(q)) for p, q in zip(x, z)]
+    if x.dtype == np.float64:
+        return np.array([float(e) for e in exact])
+    return np.array([_nearest_float32(e) for e in exact], np.float32)
+
+
+def _nearest_float32(exact: Fraction) -> np.float32:
+    """The float32 nearest ``exact``, ties to even, from its two float32 neighbours."""
+    guess = np.float32(float(exact))
+    around = (np.nextafter(guess, np.float32(-np.inf)), guess, np.nextafter(guess, np.float32(np.inf)))
+    return min(around, key=lambda c: (abs(Fraction(float(c)) - exact), int(np.float32(c).view(np.int32)) & 1))
 
 
 def values(length: int, dtype: type, seed: int) -> np.ndarray:
